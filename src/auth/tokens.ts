@@ -1,0 +1,44 @@
+/**
+ * Bearer tokens: HS256 JWTs whose `sub` is the user id. Verification pins the
+ * algorithm (so `alg: none` and key-confusion tokens fail) and requires `exp`.
+ */
+import { SignJWT, jwtVerify } from 'jose';
+
+/** Who a request is from, or why we could not tell. */
+export type Authentication =
+  | { kind: 'user'; userId: string }
+  | { kind: 'anonymous' }
+  | { kind: 'invalid'; reason: string };
+
+const ALGORITHM = 'HS256';
+
+/** Makes a verifier for `Authorization` header values, bound to one secret. */
+export function createTokenVerifier(secret: string): (header: string | undefined) => Promise<Authentication> {
+  const key = new TextEncoder().encode(secret);
+  return async (header) => {
+    if (header === undefined || header === '') return { kind: 'anonymous' };
+    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
+    if (!match) return { kind: 'invalid', reason: 'The Authorization header must be `Bearer <token>`.' };
+    try {
+      const { payload } = await jwtVerify(match[1]!, key, { algorithms: [ALGORITHM], requiredClaims: ['exp', 'sub'] });
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
+        return { kind: 'invalid', reason: 'The token\'s `sub` claim must be a user id of 1 to 200 characters.' };
+      }
+      return { kind: 'user', userId: payload.sub };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      const reason = code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.';
+      return { kind: 'invalid', reason };
+    }
+  };
+}
+
+/** Signs a token for `userId` that expires after `ttlSeconds`. */
+export async function signToken(secret: string, userId: string, ttlSeconds: number): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(userId)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+    .sign(new TextEncoder().encode(secret));
+}

@@ -1,0 +1,125 @@
+/**
+ * The `backscroll` command: `serve` (the default), `migrate` and
+ * `token <userId>`. Reads the environment once, opens the database, and wires
+ * the server; nothing imports this.
+ */
+import { resolve } from 'node:path';
+import { developmentSecret } from './auth/devSecret.ts';
+import { signToken } from './auth/tokens.ts';
+import { type Config, readConfig } from './config.ts';
+import { type DatabaseHandle, openDatabase } from './db/client.ts';
+import { applyMigrations, migrationStatus } from './db/migrate.ts';
+import { createLogger } from './log.ts';
+import { SANDBOX_DOCUMENT } from './sandboxDocument.ts';
+import { startServer } from './server.ts';
+
+const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+const USAGE = `Usage: backscroll [serve | migrate | token <userId> [--ttl <seconds>]]
+
+  serve            start the GraphQL server (the default)
+  migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
+  token <userId>   print a signed token for that user
+
+Environment: PORT, JWT_SECRET, DATABASE_URL, BACKSCROLL_DATA_DIR, NODE_ENV,
+REVOKE_WINDOW_SECONDS, BACKSCROLL_INTROSPECTION, BACKSCROLL_LANDING_PAGE, LOG_LEVEL.`;
+
+function fail(message: string): never {
+  process.stderr.write(`backscroll: ${message}\n`);
+  process.exit(1);
+}
+
+function loadConfig(): Config {
+  const result = readConfig(process.env);
+  if (!result.ok) fail(`the configuration is not valid:\n  - ${result.problems.join('\n  - ')}`);
+  return result.config;
+}
+
+function secretOf(config: Config): string {
+  return config.jwtSecret ?? developmentSecret(config.dataDir);
+}
+
+function open(config: Config): Promise<DatabaseHandle> {
+  return openDatabase(
+    config.databaseUrl
+      ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.poolSize }
+      : { kind: 'pglite', dataDir: resolve(config.dataDir, 'pglite') },
+  );
+}
+
+async function serve(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const handle = await open(config);
+  if (handle.kind === 'pglite') {
+    await applyMigrations(handle);
+  } else {
+    const status = await migrationStatus(handle);
+    if (status.behind) {
+      await handle.close();
+      fail(
+        `the database has ${status.applied} of ${status.shipped} migrations applied. ` +
+          'Run `npx backscroll migrate` first, then start the server again.',
+      );
+    }
+  }
+  const secret = secretOf(config);
+  const devToken = config.production ? null : await signToken(secret, 'dev', DEV_TOKEN_TTL_SECONDS);
+  const server = await startServer(
+    {
+      config,
+      db: handle.db,
+      jwtSecret: secret,
+      logger,
+      sandbox: devToken ? { token: devToken, document: SANDBOX_DOCUMENT } : undefined,
+    },
+    config.port,
+  );
+  const where = handle.kind === 'pglite' ? `PGlite in ${resolve(config.dataDir)}` : 'PostgreSQL';
+  process.stdout.write(`backscroll is serving ${server.url} (${where})\n`);
+  if (devToken) {
+    process.stdout.write(
+      `\nDevelopment token for user "dev" (valid 30 days; \`npx backscroll token <userId>\` makes others):\n` +
+        `Authorization: Bearer ${devToken}\n\nOpen ${server.url} in a browser for Apollo Sandbox.\n`,
+    );
+  }
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await server.stop();
+    await handle.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+async function migrate(): Promise<void> {
+  const config = loadConfig();
+  const handle = await open(config);
+  const before = await migrationStatus(handle);
+  process.stdout.write(`migrations: ${before.applied} of ${before.shipped} applied; applying the rest...\n`);
+  await applyMigrations(handle);
+  const after = await migrationStatus(handle);
+  process.stdout.write(`migrations: ${after.applied} of ${after.shipped} applied; the database is up to date.\n`);
+  await handle.close();
+}
+
+async function token(args: string[]): Promise<void> {
+  const [userId, flag, ttlText] = args;
+  if (!userId || userId.startsWith('-')) fail(`token needs a user id.\n${USAGE}`);
+  let ttl = DEV_TOKEN_TTL_SECONDS;
+  if (flag !== undefined) {
+    ttl = Number(ttlText);
+    if (flag !== '--ttl' || !Number.isInteger(ttl) || ttl < 1) fail(`--ttl takes a whole number of seconds.\n${USAGE}`);
+  }
+  process.stdout.write(`${await signToken(secretOf(loadConfig()), userId, ttl)}\n`);
+}
+
+const [command = 'serve', ...rest] = process.argv.slice(2);
+const commands: Record<string, () => Promise<void>> = {
+  serve,
+  migrate,
+  token: () => token(rest),
+};
+const run = commands[command];
+if (run === undefined) fail(`unknown command "${command}".\n${USAGE}`);
+run().catch((error: unknown) => fail(error instanceof Error ? (error.stack ?? error.message) : String(error)));

@@ -1,0 +1,74 @@
+/**
+ * The server's configuration, read from the environment in one place. Pure:
+ * it takes the environment as an argument and either answers a config or the
+ * list of what is wrong with it.
+ */
+
+/** Everything the server can be configured with. */
+export interface Config {
+  port: number;
+  /** `NODE_ENV=production`. */
+  production: boolean;
+  /** HS256 secret; null in development, where a per-data-folder secret is used. */
+  jwtSecret: string | null;
+  /** PostgreSQL URL; null means embedded PGlite in `dataDir`. */
+  databaseUrl: string | null;
+  dataDir: string;
+  /** Schema introspection (Sandbox, codegen against the live server). */
+  introspection: boolean;
+  /** Apollo Sandbox on GET /graphql. */
+  landingPage: boolean;
+  /** How long a sender may revoke their own message. */
+  revokeWindowSeconds: number;
+  /** Connections in the postgres.js pool. */
+  poolSize: number;
+  logLevel: string;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the configuration from `env` (usually `process.env`). */
+export function readConfig(env: Env): ConfigResult {
+  const problems: string[] = [];
+  const production = env.NODE_ENV === 'production';
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
+      return fallback;
+    }
+    return value;
+  };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false, got "${raw}".`);
+    return fallback;
+  };
+  const jwtSecret = env.JWT_SECRET && env.JWT_SECRET.length > 0 ? env.JWT_SECRET : null;
+  if (production && jwtSecret === null) {
+    problems.push('JWT_SECRET must be set when NODE_ENV=production (an HS256 secret of at least 32 characters).');
+  }
+  if (jwtSecret !== null && jwtSecret.length < 32) {
+    problems.push('JWT_SECRET must be at least 32 characters long.');
+  }
+  const config: Config = {
+    port: integer('PORT', 4000, 0, 65535),
+    production,
+    jwtSecret,
+    databaseUrl: env.DATABASE_URL && env.DATABASE_URL.length > 0 ? env.DATABASE_URL : null,
+    dataDir: env.BACKSCROLL_DATA_DIR && env.BACKSCROLL_DATA_DIR.length > 0 ? env.BACKSCROLL_DATA_DIR : '.backscroll',
+    introspection: flag('BACKSCROLL_INTROSPECTION', !production),
+    landingPage: flag('BACKSCROLL_LANDING_PAGE', !production),
+    revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
+    poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, config };
+}

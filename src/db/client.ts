@@ -1,0 +1,57 @@
+/**
+ * The database handle: PostgreSQL through postgres.js when a URL is given,
+ * otherwise embedded PGlite in a data folder. Both are drizzle databases over
+ * the same schema, so the store never asks which one it has.
+ */
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+import { statementCountingLogger } from './statementCounter.ts';
+
+/** The drizzle database type the store is written against. */
+export type Database = PgDatabase<PgQueryResultHKT>;
+
+/** Where the data lives: a PostgreSQL URL, an embedded data folder, or memory (tests). */
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' };
+
+/** An open database and the way to close it. */
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+/** int8 (seqs, counts) as JS numbers: seqs stay far below 2^53. */
+const parseInt8 = (value: string): number => Number(value);
+
+/** Opens the database named by `target`. */
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  if (target.kind === 'postgres') {
+    const client = postgres(target.url, {
+      max: target.poolSize ?? 10,
+      onnotice: () => {},
+      connection: { TimeZone: 'UTC' },
+    });
+    const db = drizzlePostgres(client, { logger: statementCountingLogger });
+    // Set after drizzle, which installs its own parsers on the same client.
+    client.options.parsers[INT8_OID] = parseInt8;
+    return { db: db as unknown as Database, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+  }
+  let client: PGlite;
+  if (target.kind === 'pglite') {
+    mkdirSync(target.dataDir, { recursive: true });
+    client = new PGlite(target.dataDir, { parsers: { [INT8_OID]: parseInt8 } });
+  } else {
+    client = new PGlite({ parsers: { [INT8_OID]: parseInt8 } });
+  }
+  await client.waitReady;
+  const db = drizzlePglite(client, { logger: statementCountingLogger });
+  return { db: db as unknown as Database, kind: 'pglite', close: () => client.close() };
+}

@@ -1,0 +1,40 @@
+/**
+ * The per-request context: who is asking, the loaders bound to them, and the
+ * request's statistics (statements and loader batches) for tests and metrics.
+ */
+import type { Authentication } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import type { StatementTally } from '../db/statementCounter.ts';
+import { unauthenticated } from './errors.ts';
+import { createLoaders, type LoaderBatch, type Loaders } from './loaders.ts';
+
+/** What one request did, for assertions and metrics. */
+export interface RequestStats extends StatementTally {
+  batches: LoaderBatch[];
+}
+
+export interface RequestContext {
+  auth: Authentication;
+  db: Database;
+  config: Config;
+  stats: RequestStats;
+  /** Null when the request is not authenticated; resolvers go through `viewerOf`. */
+  loaders: Loaders | null;
+}
+
+/** Builds the context of one request. */
+export function createContext(db: Database, config: Config, auth: Authentication, stats: RequestStats): RequestContext {
+  const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, stats.batches) : null;
+  return { auth, db, config, stats, loaders };
+}
+
+/** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */
+export function viewerOf(context: RequestContext): { viewerId: string; loaders: Loaders } {
+  if (context.auth.kind !== 'user' || context.loaders === null) {
+    throw unauthenticated(
+      context.auth.kind === 'invalid' ? context.auth.reason : 'This operation needs an `Authorization: Bearer <token>` header.',
+    );
+  }
+  return { viewerId: context.auth.userId, loaders: context.loaders };
+}

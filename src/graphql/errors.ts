@@ -1,0 +1,33 @@
+/**
+ * The errors clients see. Each carries a stable `extensions.code` (assert on
+ * it, not on the message) and, where one argument is at fault, its name.
+ */
+import { GraphQLError } from 'graphql';
+
+/** The input is wrong: names the argument and says what would be right. */
+export function badUserInput(message: string, argumentName?: string): GraphQLError {
+  return new GraphQLError(message, {
+    extensions: argumentName ? { code: 'BAD_USER_INPUT', argumentName } : { code: 'BAD_USER_INPUT' },
+  });
+}
+
+/** No such thing, or not one the viewer may read: the two are deliberately indistinguishable. */
+export function notFound(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
+}
+
+/** The viewer may read the thing but not do this to it. */
+export function forbidden(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'FORBIDDEN' } });
+}
+
+/** No valid token; `status` 401 is applied by Apollo and removed from the body. */
+export function unauthenticated(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+}
+
+/** Quotes a client's value for an error message, cut short if long. */
+export function echo(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}..."` : text;
+}

@@ -1,0 +1,56 @@
+/**
+ * Per-request DataLoaders: every lookup a page makes per edge (bodies, the
+ * message's conversation) goes through one of these, so a page costs one
+ * batched statement per kind, whatever its size. Create one set per request:
+ * they cache what this viewer may see.
+ */
+import DataLoader from 'dataloader';
+import type { Database } from '../db/client.ts';
+import { findMemberConversations } from '../store/conversations.ts';
+import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey } from '../store/messages.ts';
+import type { ConversationRow, MessageRow } from '../store/rows.ts';
+
+/** One batch a loader ran: which loader and how many keys. */
+export interface LoaderBatch {
+  loader: 'conversation' | 'message' | 'body';
+  size: number;
+}
+
+export interface Loaders {
+  /** The viewer's conversations by uuid; null when not a member. */
+  conversation: DataLoader<string, ConversationRow | null>;
+  /** Messages the viewer may see, by key; null otherwise. */
+  message: DataLoader<MessageKey, MessageRow | null, string>;
+  /** What a message shows. Only load keys the viewer may see. */
+  body: DataLoader<MessageKey, MessageBody, string>;
+}
+
+const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
+
+/** Makes the loaders for one request by `viewerId`; `batches` records each batch. */
+export function createLoaders(db: Database, viewerId: string, batches: LoaderBatch[]): Loaders {
+  return {
+    conversation: new DataLoader(async (ids) => {
+      batches.push({ loader: 'conversation', size: ids.length });
+      const rows = await findMemberConversations(db, viewerId, ids);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    message: new DataLoader(
+      async (keys) => {
+        batches.push({ loader: 'message', size: keys.length });
+        const rows = await findVisibleMessages(db, viewerId, keys);
+        const byKey = new Map(rows.map((r) => [keyOf(r), r]));
+        return keys.map((k) => byKey.get(keyOf(k)) ?? null);
+      },
+      { cacheKeyFn: keyOf },
+    ),
+    body: new DataLoader(
+      async (keys) => {
+        batches.push({ loader: 'body', size: keys.length });
+        return findMessageBodies(db, keys);
+      },
+      { cacheKeyFn: keyOf },
+    ),
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * What each GraphQL object type resolves from (codegen's `mappers`): the
+ * store's rows, plus the few shapes that exist only in the API.
+ */
+import type { PageSlice } from '../history/pageSlice.ts';
+import type { ConversationRow, MessageRow } from '../store/rows.ts';
+
+export type ConversationModel = ConversationRow;
+export type MessageModel = MessageRow;
+/** An edge is its message row; the cursor is derived from it. */
+export type EdgeModel = MessageRow;
+export interface UserModel {
+  id: string;
+}
+
+/** A page and what the connection reports about it. */
+export interface ConnectionModel {
+  convId: string;
+  slice: PageSlice<MessageRow>;
+  latestSeq: number;
+  /** Set by `messagesAround` only. */
+  anchor: { seq: number; found: boolean } | null;
+}
+/** `pageInfo` is computed from its connection. */
+export type PageInfoModel = ConnectionModel;
+
+export interface TextContentModel {
+  __typename: 'TextContent';
+  text: string;
+}
+export interface RevokedContentModel {
+  __typename: 'RevokedContent';
+  revokedAt: string;
+  revokedBy: string;
+}
+
+export interface ConversationPayloadModel {
+  conversation: ConversationRow;
+}
+export interface ClearHistoryPayloadModel {
+  conversation: ConversationRow;
+  clearedThroughSeq: number;
+}

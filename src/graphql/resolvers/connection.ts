@@ -1,0 +1,37 @@
+/** `MessageConnection`, `MessageEdge` and `PageInfo`, all derived from one scanned page. */
+import { encodeCursor } from '../../history/cursor.ts';
+import type { ConnectionModel } from '../models.ts';
+import type { MessageConnectionResolvers, MessageEdgeResolvers, PageInfoResolvers } from '../generated/resolvers.ts';
+
+export const MessageConnection: MessageConnectionResolvers = {
+  edges: (connection) => connection.slice.rows,
+  pageInfo: (connection) => connection,
+  startSeq: (connection) => connection.slice.rows[0]?.seq ?? null,
+  endSeq: (connection) => connection.slice.rows.at(-1)?.seq ?? null,
+  latestSeq: (connection) => connection.latestSeq,
+  anchorFound: (connection) => connection.anchor?.found ?? null,
+};
+
+export const MessageEdge: MessageEdgeResolvers = {
+  cursor: (row) => encodeCursor(row.convId, row.seq),
+  node: (row) => row,
+};
+
+/**
+ * An empty page has no edge cursors; a jump's empty page still has a
+ * position (the anchor), so both its cursors point there and paging on from
+ * it is exact.
+ */
+function edgeCursor(connection: ConnectionModel, end: 'first' | 'last'): string | null {
+  const rows = connection.slice.rows;
+  const row = end === 'first' ? rows[0] : rows.at(-1);
+  if (row !== undefined) return encodeCursor(row.convId, row.seq);
+  return connection.anchor ? encodeCursor(connection.convId, connection.anchor.seq) : null;
+}
+
+export const PageInfo: PageInfoResolvers = {
+  hasPreviousPage: (connection) => connection.slice.hasPreviousPage,
+  hasNextPage: (connection) => connection.slice.hasNextPage,
+  startCursor: (connection) => edgeCursor(connection, 'first'),
+  endCursor: (connection) => edgeCursor(connection, 'last'),
+};

@@ -1,0 +1,39 @@
+/**
+ * Turning ids from arguments into things the viewer may read. Every path
+ * answers `NOT_FOUND` the same way for "no such thing" and "not yours", and
+ * for ids that are malformed or of another type.
+ */
+import { decodeConversationId, decodeMessageId } from '../../history/globalId.ts';
+import type { MessageKey } from '../../store/messages.ts';
+import type { ConversationRow, MessageRow } from '../../store/rows.ts';
+import { echo, notFound } from '../errors.ts';
+import type { Loaders } from '../loaders.ts';
+
+/** The conversation named by a conversation id, if the viewer is a member; else `NOT_FOUND`. */
+export async function readableConversation(loaders: Loaders, id: string): Promise<ConversationRow> {
+  const convId = decodeConversationId(id);
+  const row = convId === null ? null : await loaders.conversation.load(convId);
+  if (row === null) throw notFound(`No conversation with id ${echo(id)} that you are a member of.`);
+  return row;
+}
+
+/** The key inside a message id, or `NOT_FOUND` when `id` is not a message id. */
+export function messageKeyOf(id: string): MessageKey {
+  const key = decodeMessageId(id);
+  if (key === null) throw notFound(`No message with id ${echo(id)} that you can read.`);
+  return key;
+}
+
+/** The message named by `id` as the viewer sees it; `NOT_FOUND` when they cannot see it. */
+export async function readableMessage(loaders: Loaders, id: string): Promise<MessageRow> {
+  const row = await loaders.message.load(messageKeyOf(id));
+  if (row === null) throw notFound(`No message with id ${echo(id)} that you can read.`);
+  return row;
+}
+
+/** Reloads a conversation after a write in this request changed it. */
+export async function freshConversation(loaders: Loaders, convId: string): Promise<ConversationRow> {
+  const row = await loaders.conversation.clear(convId).load(convId);
+  if (row === null) throw notFound('The conversation is no longer readable.');
+  return row;
+}

@@ -1,0 +1,41 @@
+/** `Message` and what it shows. */
+import { messageGlobalId } from '../../history/globalId.ts';
+import { viewerOf } from '../context.ts';
+import { notFound } from '../errors.ts';
+import type { MessageContentResolvers, MessageResolvers, RevokedContentResolvers } from '../generated/resolvers.ts';
+
+export const Message: MessageResolvers = {
+  id: (message) => messageGlobalId(message.convId, message.seq),
+  seq: (message) => message.seq,
+  sender: (message) => ({ id: message.senderId }),
+  createdAt: (message) => message.createdAt,
+  conversation: async (message, _args, context) => {
+    const row = await viewerOf(context).loaders.conversation.load(message.convId);
+    if (row === null) throw notFound('The conversation is no longer readable.');
+    return row;
+  },
+  content: async (message, _args, context) => {
+    if (message.revokedAt !== null) {
+      return { __typename: 'RevokedContent', revokedAt: message.revokedAt, revokedBy: message.revokedBy ?? '' };
+    }
+    // The body read also reports a revoke that committed after the page was
+    // scanned, so revoked text is never served.
+    const body = await viewerOf(context).loaders.body.load({ convId: message.convId, seq: message.seq });
+    switch (body.kind) {
+      case 'text':
+        return { __typename: 'TextContent', text: body.text };
+      case 'revoked':
+        return { __typename: 'RevokedContent', revokedAt: body.revokedAt, revokedBy: body.revokedBy };
+      case 'missing':
+        throw notFound('The message was deleted while this page was being read.');
+    }
+  },
+};
+
+export const MessageContent: MessageContentResolvers = {
+  __resolveType: (content) => content.__typename,
+};
+
+export const RevokedContent: RevokedContentResolvers = {
+  revokedBy: (content) => ({ id: content.revokedBy }),
+};

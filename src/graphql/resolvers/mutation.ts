@@ -1,0 +1,138 @@
+/**
+ * `Mutation`. Each resolver validates its input completely before it writes,
+ * and each write is one statement or one transaction, so a refused call
+ * changes nothing.
+ */
+import { decodeConversationId, messageGlobalId } from '../../history/globalId.ts';
+import { textProblem } from '../../history/messageText.ts';
+import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
+import { hideMessages } from '../../store/hides.ts';
+import { revokeMessage } from '../../store/revokes.ts';
+import { sendMessage } from '../../store/sends.ts';
+import { viewerOf } from '../context.ts';
+import { badUserInput, echo, forbidden, notFound } from '../errors.ts';
+import type { MutationResolvers } from '../generated/resolvers.ts';
+import { freshConversation, messageKeyOf } from './lookups.ts';
+
+const MAX_TITLE = 200;
+const MAX_MEMBERS = 1000;
+const MAX_USER_ID = 200;
+const MAX_CLIENT_MSG_ID = 128;
+const MAX_HIDE_IDS = 100;
+
+/** The conversation uuid in an argument; `NOT_FOUND` for anything that is not a conversation id. */
+function conversationUuid(id: string): string {
+  const convId = decodeConversationId(id);
+  if (convId === null) throw notFound(`No conversation with id ${echo(id)} that you are a member of.`);
+  return convId;
+}
+
+function checkUserId(argumentName: string, userId: string): void {
+  if (userId.length === 0 || userId.length > MAX_USER_ID) {
+    throw badUserInput(`Argument \`${argumentName}\` must be user ids of 1 to ${MAX_USER_ID} characters, got ${echo(userId)}.`, argumentName);
+  }
+}
+
+export const Mutation: MutationResolvers = {
+  createConversation: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    let title: string | null = null;
+    if (input.title !== null && input.title !== undefined) {
+      title = input.title.trim();
+      if (title.length === 0 || [...title].length > MAX_TITLE) {
+        throw badUserInput(`Argument \`title\` must be 1 to ${MAX_TITLE} characters after trimming, got ${echo(input.title)}.`, 'title');
+      }
+    }
+    if (input.memberIds.length > MAX_MEMBERS) {
+      throw badUserInput(`Argument \`memberIds\` may name at most ${MAX_MEMBERS} users, got ${input.memberIds.length}.`, 'memberIds');
+    }
+    for (const memberId of input.memberIds) checkUserId('memberIds', memberId);
+    const convId = await createGroup(context.db, viewerId, title, input.memberIds);
+    return { conversation: await freshConversation(loaders, convId) };
+  },
+
+  openDirectConversation: async (_root, { userId }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    checkUserId('userId', userId);
+    const convId = await openDirect(context.db, viewerId, userId);
+    return { conversation: await freshConversation(loaders, convId) };
+  },
+
+  sendMessage: async (_root, { input }, context) => {
+    const { viewerId } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    if (input.clientMsgId.length === 0 || input.clientMsgId.length > MAX_CLIENT_MSG_ID) {
+      throw badUserInput(
+        `Argument \`clientMsgId\` must be 1 to ${MAX_CLIENT_MSG_ID} characters, got ${echo(input.clientMsgId)}.`,
+        'clientMsgId',
+      );
+    }
+    const problem = textProblem(input.text);
+    if (problem !== null) throw badUserInput(problem, 'text');
+    const outcome = await sendMessage(context.db, viewerId, convId, input.clientMsgId, input.text);
+    if (outcome.kind === 'not-member') {
+      throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+    }
+    return { message: outcome.message, deduplicated: outcome.kind === 'deduplicated' };
+  },
+
+  revokeMessage: async (_root, { input }, context) => {
+    const { viewerId } = viewerOf(context);
+    const key = messageKeyOf(input.messageId);
+    const outcome = await revokeMessage(context.db, viewerId, key.convId, key.seq, context.config.revokeWindowSeconds);
+    switch (outcome.kind) {
+      case 'revoked':
+      case 'already-revoked':
+        return { message: outcome.message };
+      case 'not-found':
+        throw notFound(`No message with id ${echo(input.messageId)} that you can read.`);
+      case 'forbidden':
+        throw forbidden(
+          outcome.reason === 'window-passed'
+            ? `Message ${echo(input.messageId)} can no longer be revoked: senders may revoke within ${context.config.revokeWindowSeconds} seconds of sending.`
+            : `Message ${echo(input.messageId)} can only be revoked by its sender or the group's owner.`,
+        );
+    }
+  },
+
+  deleteMessagesForMe: async (_root, { input }, context) => {
+    const { viewerId } = viewerOf(context);
+    if (input.messageIds.length === 0 || input.messageIds.length > MAX_HIDE_IDS) {
+      throw badUserInput(`Argument \`messageIds\` must hold 1 to ${MAX_HIDE_IDS} ids, got ${input.messageIds.length}.`, 'messageIds');
+    }
+    const keys = new Map(input.messageIds.map((id) => {
+      const key = messageKeyOf(id);
+      return [`${key.convId}:${key.seq}`, key] as const;
+    }));
+    const outcome = await hideMessages(context.db, viewerId, [...keys.values()]);
+    if (outcome.kind === 'not-found') {
+      const id = messageGlobalId(outcome.key.convId, outcome.key.seq);
+      throw notFound(`No message with id ${echo(id)} that you can read; nothing was deleted.`);
+    }
+    return { deletedCount: outcome.newlyHidden };
+  },
+
+  clearHistory: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    const clearedThroughSeq = await clearHistory(context.db, viewerId, convId);
+    if (clearedThroughSeq === null) {
+      throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+    }
+    return { conversation: await freshConversation(loaders, convId), clearedThroughSeq };
+  },
+
+  markRead: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    const outcome = await markRead(context.db, viewerId, convId, input.seq);
+    if (outcome.kind === 'not-member') {
+      throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+    }
+    if (outcome.kind === 'beyond-max') {
+      throw badUserInput(`Argument \`seq\` must be at most the conversation's maxSeq ${outcome.maxSeq}, got ${input.seq}.`, 'seq');
+    }
+    return { conversation: await freshConversation(loaders, convId) };
+  },
+};
+

@@ -1,0 +1,62 @@
+/**
+ * Global object ids for the `Node` interface. Conversations and messages get
+ * opaque ids that carry their type; a message id carries its conversation and
+ * seq, so looking one up is a primary-key read inside one conversation.
+ * User ids are the token's `sub` as it is: anything that is not one of our
+ * opaque ids names a user.
+ */
+import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+
+/** What a global id points at. */
+export type GlobalRef =
+  | { type: 'Conversation'; convId: string }
+  | { type: 'Message'; convId: string; seq: number }
+  | { type: 'User'; userId: string }
+  /** Shaped like one of our ids but edited or cut: names nothing. */
+  | { type: 'Invalid' };
+
+const CONVERSATION = 'C';
+const MESSAGE = 'M';
+
+/** The id of conversation `convId`. */
+export function conversationGlobalId(convId: string): string {
+  return encodeOpaque(CONVERSATION, [convId]);
+}
+
+/** The id of message `seq` in conversation `convId`. */
+export function messageGlobalId(convId: string, seq: number): string {
+  return encodeOpaque(MESSAGE, [convId, seq]);
+}
+
+/** The conversation uuid behind a conversation id, or null if `id` is not one. */
+export function decodeConversationId(id: string): string | null {
+  const fields = decodeOpaque(CONVERSATION, 1, id);
+  if (fields === null || !isUuid(fields[0]!)) return null;
+  return fields[0]!;
+}
+
+/** The (conversation, seq) behind a message id, or null if `id` is not one. */
+export function decodeMessageId(id: string): { convId: string; seq: number } | null {
+  const fields = decodeOpaque(MESSAGE, 2, id);
+  if (fields === null) return null;
+  const [convId, seqText] = fields as [string, string];
+  const seq = parseSeq(seqText);
+  if (!isUuid(convId) || seq === null || seq < 1) return null;
+  return { convId, seq };
+}
+
+/** What `id` names, for `node(id)`. */
+export function decodeGlobalId(id: string): GlobalRef {
+  const convId = decodeConversationId(id);
+  if (convId !== null) return { type: 'Conversation', convId };
+  const message = decodeMessageId(id);
+  if (message !== null) return { type: 'Message', ...message };
+  if (looksLikeOurs(id)) return { type: 'Invalid' };
+  return { type: 'User', userId: id };
+}
+
+function looksLikeOurs(id: string): boolean {
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) return false;
+  const text = Buffer.from(id, 'base64url').toString('utf8');
+  return text.startsWith(`${CONVERSATION}:`) || text.startsWith(`${MESSAGE}:`);
+}

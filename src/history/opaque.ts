@@ -1,0 +1,40 @@
+/**
+ * Opaque tokens (cursors and global ids): `prefix:field:field...` plus a
+ * checksum, base64url-encoded. Decoding answers `null` for anything that is
+ * not a token this module made, so callers turn it into the right error.
+ */
+import { fnv1a32 } from './checksum.ts';
+
+/** Encodes `parts` under `prefix` into an opaque token. */
+export function encodeOpaque(prefix: string, parts: readonly (string | number)[]): string {
+  const payload = `${prefix}:${parts.join(':')}`;
+  return Buffer.from(`${payload}:${fnv1a32(payload).toString(36)}`, 'utf8').toString('base64url');
+}
+
+/** The fields of a token made by `encodeOpaque(prefix, …)` with `arity` fields, or null. */
+export function decodeOpaque(prefix: string, arity: number, token: string): string[] | null {
+  if (token.length === 0 || token.length > 200 || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+  const text = Buffer.from(token, 'base64url').toString('utf8');
+  const fields = text.split(':');
+  if (fields.length !== arity + 2 || fields[0] !== prefix) return null;
+  const check = fields.pop();
+  const payload = fields.join(':');
+  if (check !== fnv1a32(payload).toString(36)) return null;
+  // base64url has several spellings of one byte string; accept only ours.
+  if (Buffer.from(`${payload}:${check}`, 'utf8').toString('base64url') !== token) return null;
+  return fields.slice(1);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Whether `text` is a lower-case canonical UUID, the only form ids are made in. */
+export function isUuid(text: string): boolean {
+  return UUID.test(text);
+}
+
+/** `text` as a seq (a safe integer >= 0 in canonical decimal), or null. */
+export function parseSeq(text: string): number | null {
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) return null;
+  const seq = Number(text);
+  return Number.isSafeInteger(seq) ? seq : null;
+}

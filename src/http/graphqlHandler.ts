@@ -1,0 +1,100 @@
+/**
+ * A thin `node:http` front for Apollo Server (no Express): CORS, the body
+ * limit, JSON parsing with clear errors, and per-request statistics. Apollo
+ * does the GraphQL-over-HTTP work (content negotiation, GET rules, CSRF
+ * prevention, the landing page).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ApolloServer, HeaderMap } from '@apollo/server';
+import type { Authentication } from '../auth/tokens.ts';
+import { countStatementsInto } from '../db/statementCounter.ts';
+import type { RequestContext, RequestStats } from '../graphql/context.ts';
+import { readBody } from './readBody.ts';
+
+export interface GraphQLHandlerOptions {
+  apollo: ApolloServer<RequestContext>;
+  path: string;
+  maxBodyBytes: number;
+  authenticate(header: string | undefined): Promise<Authentication>;
+  makeContext(auth: Authentication, stats: RequestStats): RequestContext;
+  /** Called after each GraphQL request with what it did (tests, metrics). */
+  onRequestStats?(stats: RequestStats): void;
+  onError(error: unknown): void;
+}
+
+const CORS_HEADERS: Record<string, string> = {
+  // Bearer tokens, not cookies: any origin may call, none gets ambient credentials.
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, apollo-require-preflight, x-apollo-operation-name',
+  'access-control-max-age': '86400',
+};
+
+function sendJsonError(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...CORS_HEADERS });
+  res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
+}
+
+/** Makes the request listener for the GraphQL endpoint. */
+export function createGraphQLHandler(options: GraphQLHandlerOptions) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname !== options.path) {
+        sendJsonError(res, 404, 'NOT_FOUND', `Nothing here: the GraphQL endpoint is ${options.path}.`);
+        return;
+      }
+      const method = (req.method ?? 'GET').toUpperCase();
+      if (method === 'OPTIONS') {
+        res.writeHead(204, CORS_HEADERS);
+        res.end();
+        return;
+      }
+      let body: unknown;
+      if (method === 'POST') {
+        const read = await readBody(req, options.maxBodyBytes);
+        if (!read.ok) {
+          sendJsonError(res, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes} bytes.`);
+          return;
+        }
+        const contentType = req.headers['content-type'] ?? '';
+        if (/^application\/(graphql-response\+)?json\b/i.test(contentType) || /\+json\b/i.test(contentType)) {
+          try {
+            body = JSON.parse(read.text);
+          } catch {
+            sendJsonError(res, 400, 'BAD_REQUEST', 'The request body is not valid JSON.');
+            return;
+          }
+        } else {
+          body = read.text;
+        }
+      }
+      const headers = new HeaderMap();
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      }
+      const stats: RequestStats = { statements: 0, texts: [], batches: [] };
+      const auth = await options.authenticate(req.headers.authorization);
+      const response = await countStatementsInto(stats, () =>
+        options.apollo.executeHTTPGraphQLRequest({
+          httpGraphQLRequest: { method, headers, search: url.search, body },
+          context: async () => options.makeContext(auth, stats),
+        }),
+      );
+      options.onRequestStats?.(stats);
+      res.statusCode = response.status ?? 200;
+      for (const [key, value] of response.headers) res.setHeader(key, value);
+      for (const [key, value] of Object.entries(CORS_HEADERS)) res.setHeader(key, value);
+      if (response.body.kind === 'complete') {
+        res.end(response.body.string);
+        return;
+      }
+      for await (const chunk of response.body.asyncIterator) res.write(chunk);
+      res.end();
+    } catch (error) {
+      options.onError(error);
+      if (!res.headersSent) sendJsonError(res, 500, 'INTERNAL_SERVER_ERROR', 'The server failed to answer this request.');
+      else res.end();
+    }
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Wiring: Apollo Server over the schema and resolvers, behind the thin HTTP
+ * handler, on one `node:http` server. Nothing imports this but the CLI and
+ * the tests' server harness.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { createTokenVerifier } from './auth/tokens.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { createContext, type RequestContext, type RequestStats } from './graphql/context.ts';
+import { createFormatError } from './graphql/formatError.ts';
+import { requireAuthentication } from './graphql/requireAuthentication.ts';
+import { resolvers } from './graphql/resolvers/index.ts';
+import { createGraphQLHandler } from './http/graphqlHandler.ts';
+import type { Logger } from './log.ts';
+
+const typeDefs = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
+
+export const GRAPHQL_PATH = '/graphql';
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ServerOptions {
+  config: Config;
+  db: Database;
+  /** The HS256 secret tokens are verified with. */
+  jwtSecret: string;
+  logger: Logger;
+  /** Development only: a token and an operation to preload in Apollo Sandbox. */
+  sandbox?: { token: string; document: string };
+  onRequestStats?(stats: RequestStats): void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  httpServer: Server;
+  stop(): Promise<void>;
+}
+
+/** Starts the server on `port` (0 picks a free one) and resolves once it listens. */
+export async function startServer(options: ServerOptions, port: number): Promise<RunningServer> {
+  const { config, db, logger } = options;
+  const httpServer = createServer();
+  const landingPage = config.landingPage
+    ? ApolloServerPluginLandingPageLocalDefault({
+        embed: options.sandbox ? { initialState: { sharedHeaders: { Authorization: `Bearer ${options.sandbox.token}` } } } : true,
+        document: options.sandbox?.document,
+        includeCookies: false,
+        footer: false,
+      })
+    : ApolloServerPluginLandingPageDisabled();
+  const apollo = new ApolloServer<RequestContext>({
+    typeDefs,
+    resolvers,
+    introspection: config.introspection,
+    includeStacktraceInErrorResponses: false,
+    hideSchemaDetailsFromClientErrors: config.production,
+    formatError: createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL request')),
+    plugins: [requireAuthentication, landingPage, ApolloServerPluginDrainHttpServer({ httpServer })],
+  });
+  await apollo.start();
+  const handler = createGraphQLHandler({
+    apollo,
+    path: GRAPHQL_PATH,
+    maxBodyBytes: MAX_BODY_BYTES,
+    authenticate: createTokenVerifier(options.jwtSecret),
+    makeContext: (auth, stats) => createContext(db, config, auth, stats),
+    onRequestStats: options.onRequestStats,
+    onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
+  });
+  httpServer.on('request', (req, res) => void handler(req, res));
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, () => resolve());
+  });
+  const actualPort = (httpServer.address() as AddressInfo).port;
+  return {
+    url: `http://localhost:${actualPort}${GRAPHQL_PATH}`,
+    port: actualPort,
+    httpServer,
+    stop: () => apollo.stop(),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Conversations and memberships: creating groups, opening direct
+ * conversations, reading them as one member sees them, and the member's own
+ * watermarks (clear history, read cursor).
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { rowsOf } from '../db/rows.ts';
+import { directConversationId } from '../history/directConversation.ts';
+import { conversations, members } from '../db/schema.ts';
+import type { ConversationRow } from './rows.ts';
+
+interface RawConversationRow {
+  id: string;
+  kind: 'direct' | 'group';
+  title: string | null;
+  max_seq: number;
+  role: 'owner' | 'member';
+  read_seq: number;
+  clear_seq: number;
+}
+
+const toConversationRow = (r: RawConversationRow): ConversationRow => ({
+  id: r.id,
+  kind: r.kind,
+  title: r.title,
+  maxSeq: r.max_seq,
+  role: r.role,
+  readSeq: r.read_seq,
+  clearSeq: r.clear_seq,
+});
+
+/** The conversations among `convIds` that `viewerId` is a member of. */
+export async function findMemberConversations(
+  db: Database,
+  viewerId: string,
+  convIds: readonly string[],
+): Promise<ConversationRow[]> {
+  if (convIds.length === 0) return [];
+  const rows = rowsOf<RawConversationRow>(
+    await db.execute(sql`select c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq
+      from members mb join conversations c on c.id = mb.conv_id
+      where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`),
+  );
+  return rows.map(toConversationRow);
+}
+
+/** Creates a group owned by `ownerId` with the other members; returns its id. */
+export async function createGroup(
+  db: Database,
+  ownerId: string,
+  title: string | null,
+  memberIds: readonly string[],
+): Promise<string> {
+  const id = randomUUID();
+  const others = [...new Set(memberIds)].filter((m) => m !== ownerId);
+  await db.transaction(async (tx) => {
+    await tx.insert(conversations).values({ id, kind: 'group', title });
+    await tx.insert(members).values([
+      { convId: id, userId: ownerId, role: 'owner' },
+      ...others.map((userId) => ({ convId: id, userId, role: 'member' })),
+    ]);
+  });
+  return id;
+}
+
+/** Opens (creating on first use) the direct conversation of `a` and `b`; returns its id. */
+export async function openDirect(db: Database, a: string, b: string): Promise<string> {
+  const id = directConversationId(a, b);
+  const users = [...new Set([a, b])];
+  await db.transaction(async (tx) => {
+    await tx.insert(conversations).values({ id, kind: 'direct' }).onConflictDoNothing();
+    await tx
+      .insert(members)
+      .values(users.map((userId) => ({ convId: id, userId, role: 'member' })))
+      .onConflictDoNothing();
+  });
+  return id;
+}
+
+/**
+ * Moves the member's clear watermark up to the conversation's current
+ * `max_seq`; returns the new watermark, or null when not a member.
+ */
+export async function clearHistory(db: Database, viewerId: string, convId: string): Promise<number | null> {
+  const rows = rowsOf<{ clear_seq: number }>(
+    await db.execute(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
+      from conversations c
+      where c.id = mb.conv_id and mb.conv_id = ${convId} and mb.user_id = ${viewerId}
+      returning mb.clear_seq`),
+  );
+  return rows[0]?.clear_seq ?? null;
+}
+
+/** What `markRead` found. */
+export type MarkReadOutcome = { kind: 'not-member' } | { kind: 'beyond-max'; maxSeq: number } | { kind: 'ok'; readSeq: number };
+
+/** Moves the member's read cursor forward to `seq` (never back), in one statement. */
+export async function markRead(db: Database, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
+  const rows = rowsOf<{ max_seq: number; read_seq: number | null }>(
+    await db.execute(sql`with target as (
+        select c.max_seq from members mb join conversations c on c.id = mb.conv_id
+        where mb.conv_id = ${convId} and mb.user_id = ${viewerId}),
+      moved as (
+        update members set read_seq = greatest(read_seq, ${seq})
+        where conv_id = ${convId} and user_id = ${viewerId} and ${seq} <= (select max_seq from target)
+        returning read_seq)
+      select t.max_seq, (select read_seq from moved) as read_seq from target t`),
+  );
+  const row = rows[0];
+  if (row === undefined) return { kind: 'not-member' };
+  if (row.read_seq === null) return { kind: 'beyond-max', maxSeq: row.max_seq };
+  return { kind: 'ok', readSeq: row.read_seq };
+}

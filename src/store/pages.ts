@@ -1,0 +1,111 @@
+/**
+ * The page statements. Each read of a page is ONE statement: it checks the
+ * membership (and reads the clear watermark), scans the index range for one
+ * row more than the page, tests the far side of the cursor, and reads
+ * `max_seq`, all in one snapshot. Bodies are not read here.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { rowsOf } from '../db/rows.ts';
+import type { PageWindow } from '../history/pageWindow.ts';
+import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
+import { messageColumns, visibleTo } from './sqlFragments.ts';
+
+/** A keyset page as scanned: rows in scan order, up to `size + 1`. */
+export interface ScannedPage {
+  latestSeq: number;
+  scanned: MessageRow[];
+  /** A visible message lies beyond the cursor (seq <= after, or seq >= before). */
+  behindExists: boolean;
+}
+
+/** A page around an anchor as scanned. */
+export interface ScannedAround {
+  latestSeq: number;
+  /** Descending, up to `before + 1`. */
+  older: MessageRow[];
+  anchor: MessageRow | null;
+  /** Ascending, up to `after + 1`. */
+  newer: MessageRow[];
+}
+
+type PageStatementRow = Partial<RawMessageRow> & { latest_seq: number; behind_exists: boolean; side?: string };
+
+const CLEAR = sql.raw('mb.clear_seq');
+
+/** Member row, conversation and a lateral scan, for one viewer and conversation. */
+function pageStatement(viewerId: string, convId: string, behind: SQL, scan: SQL): SQL {
+  return sql`select c.max_seq as latest_seq, b.behind_exists, p.*
+    from members mb
+    join conversations c on c.id = mb.conv_id
+    cross join lateral (select ${behind} as behind_exists) b
+    left join lateral (${scan}) p on true
+    where mb.conv_id = ${convId} and mb.user_id = ${viewerId}`;
+}
+
+/** Scans one keyset page; null when the viewer is not a member (or there is no such conversation). */
+export async function scanPage(
+  db: Database,
+  viewerId: string,
+  convId: string,
+  window: PageWindow,
+): Promise<ScannedPage | null> {
+  const visible = visibleTo('m', viewerId, CLEAR);
+  const limit = window.size + 1;
+  let range: SQL;
+  let order: SQL;
+  let behind: SQL;
+  if (window.direction === 'forward') {
+    range = sql`m.seq > ${window.afterSeq}`;
+    order = sql.raw('m.seq asc');
+    behind = sql`exists (select 1 from messages n where n.conv_id = mb.conv_id and n.seq <= ${window.afterSeq} and ${visibleTo('n', viewerId, CLEAR)})`;
+  } else if (window.beforeSeq !== null) {
+    range = sql`m.seq < ${window.beforeSeq}`;
+    order = sql.raw('m.seq desc');
+    behind = sql`exists (select 1 from messages n where n.conv_id = mb.conv_id and n.seq >= ${window.beforeSeq} and ${visibleTo('n', viewerId, CLEAR)})`;
+  } else {
+    range = sql.raw('true');
+    order = sql.raw('m.seq desc');
+    behind = sql.raw('false');
+  }
+  const scan = sql`select ${messageColumns('m')} from messages m
+    where m.conv_id = mb.conv_id and ${range} and ${visible}
+    order by ${order} limit ${limit}`;
+  const statement = sql`${pageStatement(viewerId, convId, behind, scan)} order by p.seq ${sql.raw(
+    window.direction === 'forward' ? 'asc' : 'desc',
+  )}`;
+  const rows = rowsOf<PageStatementRow>(await db.execute(statement));
+  const first = rows[0];
+  if (first === undefined) return null;
+  return {
+    latestSeq: first.latest_seq,
+    behindExists: first.behind_exists,
+    scanned: rows.filter((r) => r.seq != null).map((r) => toMessageRow(r as RawMessageRow)),
+  };
+}
+
+/** Scans the page around `anchorSeq`; null when the viewer is not a member. */
+export async function scanAround(
+  db: Database,
+  viewerId: string,
+  convId: string,
+  anchorSeq: number,
+  before: number,
+  after: number,
+): Promise<ScannedAround | null> {
+  const side = (name: string, range: SQL, order: string, limit: number) =>
+    sql`(select ${name}::text as side, ${messageColumns('m')} from messages m
+      where m.conv_id = mb.conv_id and ${range} and ${visibleTo('m', viewerId, CLEAR)}
+      order by m.seq ${sql.raw(order)} limit ${limit})`;
+  const scan = sql`${side('older', sql`m.seq < ${anchorSeq}`, 'desc', before + 1)}
+    union all ${side('anchor', sql`m.seq = ${anchorSeq}`, 'asc', 1)}
+    union all ${side('newer', sql`m.seq > ${anchorSeq}`, 'asc', after + 1)}`;
+  const rows = rowsOf<PageStatementRow>(await db.execute(pageStatement(viewerId, convId, sql.raw('false'), scan)));
+  const first = rows[0];
+  if (first === undefined) return null;
+  const of = (name: string) => rows.filter((r) => r.side === name).map((r) => toMessageRow(r as RawMessageRow));
+  // union all keeps each branch's rows together but not their order: sort here.
+  const older = of('older').sort((a, b) => b.seq - a.seq);
+  const newer = of('newer').sort((a, b) => a.seq - b.seq);
+  return { latestSeq: first.latest_seq, older, anchor: of('anchor')[0] ?? null, newer };
+}

@@ -1,0 +1,62 @@
+/**
+ * Revoking: the message becomes a placeholder for everyone and its text is
+ * deleted in the same transaction, so no later read can serve it.
+ */
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { rowsOf } from '../db/rows.ts';
+import { decideRevoke } from '../history/revokeRule.ts';
+import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
+import { messageColumns, visibleTo } from './sqlFragments.ts';
+
+/** What a revoke did. */
+export type RevokeOutcome =
+  | { kind: 'revoked'; message: MessageRow }
+  | { kind: 'already-revoked'; message: MessageRow }
+  | { kind: 'not-found' }
+  | { kind: 'forbidden'; reason: 'window-passed' | 'not-sender' };
+
+/** Revokes message `seq` of `convId` on behalf of `actorId`, if the rules allow. */
+export async function revokeMessage(
+  db: Database,
+  actorId: string,
+  convId: string,
+  seq: number,
+  windowSeconds: number,
+): Promise<RevokeOutcome> {
+  return db.transaction(async (tx): Promise<RevokeOutcome> => {
+    // Locks the row so two revokes (or a revoke and a purge) take turns.
+    const found = rowsOf<RawMessageRow & { role: 'owner' | 'member'; kind: 'direct' | 'group'; created_ms: number; now_ms: number }>(
+      await tx.execute(sql`select ${messageColumns('m')}, mb.role, c.kind,
+          (extract(epoch from m.created_at) * 1000)::float8 as created_ms,
+          (extract(epoch from now()) * 1000)::float8 as now_ms
+        from members mb
+        join conversations c on c.id = mb.conv_id
+        join messages m on m.conv_id = mb.conv_id and m.seq = ${seq}
+        where mb.conv_id = ${convId} and mb.user_id = ${actorId}
+          and ${visibleTo('m', actorId, sql.raw('mb.clear_seq'))}
+        for update of m`),
+    )[0];
+    if (found === undefined) return { kind: 'not-found' };
+    if (found.revoked_at !== null) return { kind: 'already-revoked', message: toMessageRow(found) };
+    const decision = decideRevoke({
+      actorId,
+      senderId: found.sender_id,
+      actorRole: found.role,
+      conversationKind: found.kind,
+      createdAtMs: found.created_ms,
+      nowMs: found.now_ms,
+      windowSeconds,
+    });
+    if (!decision.allowed) return { kind: 'forbidden', reason: decision.reason };
+    const updated = rowsOf<RawMessageRow>(
+      await tx.execute(sql`with r as (
+          update messages set revoked_at = now(), revoked_by = ${actorId}
+          where conv_id = ${convId} and seq = ${seq}
+          returning *),
+        gone as (delete from message_bodies b using r where b.conv_id = r.conv_id and b.seq = r.seq)
+        select ${messageColumns('r')} from r`),
+    );
+    return { kind: 'revoked', message: toMessageRow(updated[0]!) };
+  });
+}

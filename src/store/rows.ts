@@ -1,0 +1,58 @@
+/**
+ * The shapes the store hands out. Rows are plain data in the words of the
+ * domain, never drizzle or GraphQL types.
+ */
+
+/** One message index row: everything about a message but its text. */
+export interface MessageRow {
+  convId: string;
+  seq: number;
+  senderId: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  revokedAt: string | null;
+  revokedBy: string | null;
+}
+
+/** A message row as SQL returns it (snake case), before `toMessageRow`. */
+export interface RawMessageRow {
+  conv_id: string;
+  seq: number;
+  sender_id: string;
+  created_at: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+}
+
+/** Maps a raw row selected with `messageColumns` to a `MessageRow`. */
+export function toMessageRow(raw: RawMessageRow): MessageRow {
+  return {
+    convId: raw.conv_id,
+    seq: raw.seq,
+    senderId: raw.sender_id,
+    createdAt: raw.created_at,
+    revokedAt: raw.revoked_at,
+    revokedBy: raw.revoked_by,
+  };
+}
+
+/** A conversation as one member sees it. */
+export interface ConversationRow {
+  id: string;
+  kind: 'direct' | 'group';
+  title: string | null;
+  maxSeq: number;
+  /** The viewer's membership. */
+  role: 'owner' | 'member';
+  readSeq: number;
+  clearSeq: number;
+}
+
+/** A unique-constraint violation, from either driver, wrapped by drizzle or not. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error || (e && typeof e === 'object'); e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+    if (!(e as { cause?: unknown }).cause) break;
+  }
+  return false;
+}

@@ -1,0 +1,71 @@
+/**
+ * Sending: one statement bumps the conversation's counter (under its row
+ * lock), inserts the index row and the body. Because the seq is allocated in
+ * the statement that stores the message, a send that fails leaves no hole,
+ * and the row lock is held for a single round trip.
+ */
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { rowsOf } from '../db/rows.ts';
+import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
+import { messageColumns } from './sqlFragments.ts';
+
+/** What a send did. */
+export type SendOutcome =
+  | { kind: 'stored'; message: MessageRow }
+  | { kind: 'deduplicated'; message: MessageRow }
+  | { kind: 'not-member' };
+
+/** The message the sender already stored under `clientMsgId`, if any. */
+async function findByClientId(
+  db: Database,
+  convId: string,
+  senderId: string,
+  clientMsgId: string,
+): Promise<MessageRow | null> {
+  const rows = rowsOf<RawMessageRow>(
+    await db.execute(sql`select ${messageColumns('m')} from messages m
+      where m.conv_id = ${convId} and m.sender_id = ${senderId} and m.client_msg_id = ${clientMsgId}`),
+  );
+  return rows[0] ? toMessageRow(rows[0]) : null;
+}
+
+/**
+ * Stores a message from `senderId`, or returns the one already stored under
+ * the same `clientMsgId` (a retry). Text must already be validated.
+ */
+export async function sendMessage(
+  db: Database,
+  senderId: string,
+  convId: string,
+  clientMsgId: string,
+  text: string,
+): Promise<SendOutcome> {
+  let rows: RawMessageRow[];
+  try {
+    rows = rowsOf<RawMessageRow>(
+      await db.execute(sql`with conv as (
+          update conversations c set max_seq = c.max_seq + 1, last_activity_at = now()
+          where c.id = ${convId}
+            and exists (select 1 from members mb where mb.conv_id = ${convId} and mb.user_id = ${senderId})
+          returning c.id, c.max_seq),
+        m as (
+          insert into messages (conv_id, seq, sender_id, client_msg_id)
+          select id, max_seq, ${senderId}, ${clientMsgId} from conv
+          returning *),
+        body as (
+          insert into message_bodies (conv_id, seq, text) select conv_id, seq, ${text} from m)
+        select ${messageColumns('m')} from m`),
+    );
+  } catch (error) {
+    // A retry racing (or following) the first copy: the statement rolled back
+    // whole, so no seq was used; answer with the first copy.
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await findByClientId(db, convId, senderId, clientMsgId);
+    if (existing === null) throw error;
+    return { kind: 'deduplicated', message: existing };
+  }
+  const row = rows[0];
+  if (row === undefined) return { kind: 'not-member' };
+  return { kind: 'stored', message: toMessageRow(row) };
+}
