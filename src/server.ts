@@ -4,7 +4,7 @@
  * the tests' server harness.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -33,7 +33,8 @@ export interface ServerOptions {
   logger: Logger;
   /** Development only: a token and an operation to preload in Apollo Sandbox. */
   sandbox?: { token: string; document: string };
-  onRequestStats?(stats: RequestStats): void;
+  /** Called after each GraphQL request with what it did (tests, metrics). */
+  onRequestStats?(stats: RequestStats, req: IncomingMessage): void;
 }
 
 export interface RunningServer {

@@ -18,7 +18,7 @@ export interface GraphQLHandlerOptions {
   authenticate(header: string | undefined): Promise<Authentication>;
   makeContext(auth: Authentication, stats: RequestStats): RequestContext;
   /** Called after each GraphQL request with what it did (tests, metrics). */
-  onRequestStats?(stats: RequestStats): void;
+  onRequestStats?(stats: RequestStats, req: IncomingMessage): void;
   onError(error: unknown): void;
 }
 
@@ -81,7 +81,7 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
           context: async () => options.makeContext(auth, stats),
         }),
       );
-      options.onRequestStats?.(stats);
+      options.onRequestStats?.(stats, req);
       res.statusCode = response.status ?? 200;
       for (const [key, value] of response.headers) res.setHeader(key, value);
       for (const [key, value] of Object.entries(CORS_HEADERS)) res.setHeader(key, value);

@@ -1,0 +1,57 @@
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite, or a new
+ * database on the PostgreSQL at DATABASE_URL (dropped again on close), so test
+ * files running in parallel never share rows.
+ */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+
+export type Backend = 'pglite' | 'postgres';
+
+/** The backends this run covers: PGlite always, PostgreSQL when DATABASE_URL is set. */
+export const backends: Backend[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+/** The URL of a database named `name` on the DATABASE_URL server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Creates an empty database on the DATABASE_URL server; returns its name and a dropper. */
+export async function createScratchDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `backscroll_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: async () => {
+      const dropper = postgres(process.env.DATABASE_URL!, { max: 1, onnotice: () => {} });
+      await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      await dropper.end();
+    },
+  };
+}
+
+/** Opens a fresh migrated database on `backend`; `close` removes it. */
+export async function openTestDatabase(backend: Backend): Promise<DatabaseHandle> {
+  if (backend === 'pglite') {
+    const handle = await openDatabase({ kind: 'pglite-memory' });
+    await applyMigrations(handle);
+    return handle;
+  }
+  const scratch = await createScratchDatabase();
+  const handle = await openDatabase({ kind: 'postgres', url: scratch.url, poolSize: 10 });
+  await applyMigrations(handle);
+  return {
+    ...handle,
+    close: async () => {
+      await handle.close();
+      await scratch.drop();
+    },
+  };
+}

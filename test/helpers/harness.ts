@@ -1,0 +1,120 @@
+/**
+ * Starts the real server (real schema, HTTP, JWT) on a fresh database and
+ * gives tests a client per user. Every request's statistics (SQL statements,
+ * loader batches) are returned with its response.
+ */
+import { sql } from 'drizzle-orm';
+import { signToken } from '../../src/auth/tokens.ts';
+import { type Config, readConfig } from '../../src/config.ts';
+import type { DatabaseHandle } from '../../src/db/client.ts';
+import type { RequestStats } from '../../src/graphql/context.ts';
+import { createLogger } from '../../src/log.ts';
+import { type RunningServer, startServer } from '../../src/server.ts';
+import { type Backend, openTestDatabase } from './database.ts';
+
+export const TEST_SECRET = 'test-secret-that-is-at-least-32-characters-long';
+
+/** What one GraphQL request answered, with what it cost. */
+export interface GraphQLResponse<Data = any> {
+  status: number;
+  data?: Data | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+  stats: RequestStats;
+  /** The raw response text, for checks such as "no stack trace anywhere". */
+  text: string;
+}
+
+export interface Client {
+  userId: string;
+  token: string;
+  /** Sends `query` with `variables` as this user. */
+  gql<Data = any>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<Data>>;
+}
+
+export interface Harness {
+  backend: Backend;
+  database: DatabaseHandle;
+  server: RunningServer;
+  config: Config;
+  /** A client that authenticates as `userId`. */
+  client(userId: string): Promise<Client>;
+  /** Posts a raw request (any headers, any body) to the GraphQL endpoint. */
+  post(body: string, headers?: Record<string, string>): Promise<GraphQLResponse>;
+  close(): Promise<void>;
+}
+
+/** Starts a server on `backend` with a fresh database; `env` overrides configuration. */
+export async function startHarness(backend: Backend, env: Record<string, string> = {}): Promise<Harness> {
+  const database = await openTestDatabase(backend);
+  const result = readConfig({ JWT_SECRET: TEST_SECRET, PORT: '0', ...env });
+  if (!result.ok) throw new Error(result.problems.join(' '));
+  const config = result.config;
+  // Stats arrive keyed by a per-request header, so concurrent requests never mix them up.
+  const statsByRequest = new Map<string, RequestStats>();
+  let nextRequestId = 0;
+  const server = await startServer(
+    { config, db: database.db, jwtSecret: TEST_SECRET, logger: createLogger('silent'), onRequestStats: (stats, req) => {
+        const id = req.headers['x-test-request-id'];
+        if (typeof id === 'string') statsByRequest.set(id, stats);
+      },
+    },
+    0,
+  );
+  const post = async (body: string, headers: Record<string, string> = {}): Promise<GraphQLResponse> => {
+    const requestId = String(nextRequestId++);
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-test-request-id': requestId, ...headers },
+      body,
+    });
+    const text = await response.text();
+    // The handler reports stats before it writes the response, so they are here by now.
+    const stats = statsByRequest.get(requestId) ?? { statements: 0, texts: [], batches: [] };
+    statsByRequest.delete(requestId);
+    let parsed: { data?: unknown; errors?: GraphQLResponse['errors'] } = {};
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = {};
+    }
+    return { status: response.status, data: parsed.data, errors: parsed.errors, stats, text };
+  };
+  return {
+    backend,
+    database,
+    server,
+    config,
+    post,
+    async client(userId) {
+      const token = await signToken(TEST_SECRET, userId, 3600);
+      return {
+        userId,
+        token,
+        gql: (query, variables) =>
+          post(JSON.stringify({ query, variables }), { authorization: `Bearer ${token}` }) as Promise<GraphQLResponse<any>>,
+      };
+    },
+    async close() {
+      await server.stop();
+      await database.close();
+    },
+  };
+}
+
+/** The error codes of a response, in order. */
+export function codes(response: GraphQLResponse): unknown[] {
+  return (response.errors ?? []).map((e) => e.extensions?.code);
+}
+
+/** Inserts `count` messages from `senderId` into `convId` in one set-based statement (fast fixtures). */
+export async function seedMessages(harness: Harness, convId: string, senderId: string, count: number): Promise<void> {
+  await harness.database.db.transaction(async (tx) => {
+    await tx.execute(sql`insert into messages (conv_id, seq, sender_id, client_msg_id)
+      select ${convId}, c.max_seq + g, ${senderId}, 'seed-' || (c.max_seq + g)
+      from conversations c, generate_series(1, ${count}) g where c.id = ${convId}`);
+    await tx.execute(sql`insert into message_bodies (conv_id, seq, text)
+      select ${convId}, c.max_seq + g, 'message ' || (c.max_seq + g)
+      from conversations c, generate_series(1, ${count}) g where c.id = ${convId}`);
+    await tx.execute(sql`update conversations set max_seq = max_seq + ${count} where id = ${convId}`);
+  });
+}
