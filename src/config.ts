@@ -36,8 +36,8 @@ export function readConfig(env: Env): ConfigResult {
   const integer = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
+    const value = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(value >= min && value <= max)) {
       problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
       return fallback;
     }
@@ -68,7 +68,16 @@ export function readConfig(env: Env): ConfigResult {
     landingPage: flag('BACKSCROLL_LANDING_PAGE', !production),
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: logLevel(env.LOG_LEVEL, problems),
   };
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string | undefined, problems: string[]): string {
+  if (raw === undefined || raw === '') return 'info';
+  if (LOG_LEVELS.includes(raw)) return raw;
+  problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}".`);
+  return 'info';
 }

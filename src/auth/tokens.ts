@@ -3,6 +3,7 @@
  * algorithm (so `alg: none` and key-confusion tokens fail) and requires `exp`.
  */
 import { SignJWT, jwtVerify } from 'jose';
+import { isValidUserId, MAX_USER_ID_LENGTH } from '../history/userId.ts';
 
 /** Who a request is from, or why we could not tell. */
 export type Authentication =
@@ -21,8 +22,8 @@ export function createTokenVerifier(secret: string): (header: string | undefined
     if (!match) return { kind: 'invalid', reason: 'The Authorization header must be `Bearer <token>`.' };
     try {
       const { payload } = await jwtVerify(match[1]!, key, { algorithms: [ALGORITHM], requiredClaims: ['exp', 'sub'] });
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 200) {
-        return { kind: 'invalid', reason: 'The token\'s `sub` claim must be a user id of 1 to 200 characters.' };
+      if (typeof payload.sub !== 'string' || !isValidUserId(payload.sub)) {
+        return { kind: 'invalid', reason: `The token's \`sub\` claim must be a user id of 1 to ${MAX_USER_ID_LENGTH} characters.` };
       }
       return { kind: 'user', userId: payload.sub };
     } catch (error) {

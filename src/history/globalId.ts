@@ -55,8 +55,16 @@ export function decodeGlobalId(id: string): GlobalRef {
   return { type: 'User', userId: id };
 }
 
+/**
+ * Our ids decode to `C:` or `M:`, the start of a uuid and printable ASCII. An id of that shape
+ * that fails to decode was edited or cut: it names nothing. Anything else
+ * (user ids such as "TTrinh" whose bytes merely start the same) names a user.
+ */
+const OUR_SHAPE = /^[CM]:[0-9a-f]{8}-[\x21-\x7e]*$/;
+
 function looksLikeOurs(id: string): boolean {
+  // Well-checksummed but around a non-uuid or seq 0: made by hand, names nothing.
+  if (decodeOpaque(CONVERSATION, 1, id) !== null || decodeOpaque(MESSAGE, 2, id) !== null) return true;
   if (!/^[A-Za-z0-9_-]+$/.test(id)) return false;
-  const text = Buffer.from(id, 'base64url').toString('utf8');
-  return text.startsWith(`${CONVERSATION}:`) || text.startsWith(`${MESSAGE}:`);
+  return OUR_SHAPE.test(Buffer.from(id, 'base64url').toString('latin1'));
 }

@@ -2,6 +2,12 @@
 
 export const MAX_TEXT_CODE_POINTS = 10_000;
 
+/**
+ * White space as Unicode defines it (JavaScript's `\s` misses U+0085) and the
+ * zero-width characters that render as nothing.
+ */
+const INVISIBLE_ONLY = /^[\s\u0085\u180e\u200b-\u200d\u2060\ufeff]*$/u;
+
 /** Why `text` cannot be sent, as a sentence, or null when it can. */
 export function textProblem(text: string): string | null {
   let codePoints = 0;
@@ -13,6 +19,6 @@ export function textProblem(text: string): string | null {
   if (codePoints > MAX_TEXT_CODE_POINTS) {
     return `Argument \`text\` must be at most ${MAX_TEXT_CODE_POINTS} characters, got more.`;
   }
-  if (text.trim().length === 0) return 'Argument `text` must contain something other than white space.';
+  if (INVISIBLE_ONLY.test(text)) return 'Argument `text` must contain something other than white space.';
   return null;
 }

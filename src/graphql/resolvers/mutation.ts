@@ -5,6 +5,7 @@
  */
 import { decodeConversationId, messageGlobalId } from '../../history/globalId.ts';
 import { textProblem } from '../../history/messageText.ts';
+import { isValidUserId, MAX_USER_ID_LENGTH } from '../../history/userId.ts';
 import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
 import { hideMessages } from '../../store/hides.ts';
 import { revokeMessage } from '../../store/revokes.ts';
@@ -16,7 +17,6 @@ import { freshConversation, messageKeyOf } from './lookups.ts';
 
 const MAX_TITLE = 200;
 const MAX_MEMBERS = 1000;
-const MAX_USER_ID = 200;
 const MAX_CLIENT_MSG_ID = 128;
 const MAX_HIDE_IDS = 100;
 
@@ -28,8 +28,11 @@ function conversationUuid(id: string): string {
 }
 
 function checkUserId(argumentName: string, userId: string): void {
-  if (userId.length === 0 || userId.length > MAX_USER_ID) {
-    throw badUserInput(`Argument \`${argumentName}\` must be user ids of 1 to ${MAX_USER_ID} characters, got ${echo(userId)}.`, argumentName);
+  if (!isValidUserId(userId)) {
+    throw badUserInput(
+      `Argument \`${argumentName}\` must hold user ids of 1 to ${MAX_USER_ID_LENGTH} printable characters, got ${echo(userId)}.`,
+      argumentName,
+    );
   }
 }
 
@@ -59,7 +62,7 @@ export const Mutation: MutationResolvers = {
   },
 
   sendMessage: async (_root, { input }, context) => {
-    const { viewerId } = viewerOf(context);
+    const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
     if (input.clientMsgId.length === 0 || input.clientMsgId.length > MAX_CLIENT_MSG_ID) {
       throw badUserInput(
@@ -72,6 +75,10 @@ export const Mutation: MutationResolvers = {
     const outcome = await sendMessage(context.db, viewerId, convId, input.clientMsgId, input.text);
     if (outcome.kind === 'not-member') {
       throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+    }
+    if (outcome.kind === 'stored') {
+      // The text was just written: answer it without reading it back.
+      loaders.body.prime({ convId, seq: outcome.message.seq }, { kind: 'text', text: input.text });
     }
     return { message: outcome.message, deduplicated: outcome.kind === 'deduplicated' };
   },
