@@ -1,4 +1,5 @@
-/** The rule for a message's text: 1 to 10,000 code points, not only white space. */
+/** The rule for a message's text: 1 to 10,000 code points, storable, not only white space. */
+import { codePointLength, isStorable } from './storableText.ts';
 
 export const MAX_TEXT_CODE_POINTS = 10_000;
 
@@ -10,15 +11,12 @@ const INVISIBLE_ONLY = /^[\s\u0085\u180e\u200b-\u200d\u2060\ufeff]*$/u;
 
 /** Why `text` cannot be sent, as a sentence, or null when it can. */
 export function textProblem(text: string): string | null {
-  let codePoints = 0;
-  for (const _ of text) {
-    codePoints += 1;
-    if (codePoints > MAX_TEXT_CODE_POINTS) break;
-  }
+  const codePoints = codePointLength(text, MAX_TEXT_CODE_POINTS);
   if (codePoints === 0) return 'Argument `text` must not be empty.';
   if (codePoints > MAX_TEXT_CODE_POINTS) {
     return `Argument \`text\` must be at most ${MAX_TEXT_CODE_POINTS} characters, got more.`;
   }
+  if (!isStorable(text)) return 'Argument `text` must not contain NUL characters or unpaired surrogates.';
   if (INVISIBLE_ONLY.test(text)) return 'Argument `text` must contain something other than white space.';
   return null;
 }

@@ -4,13 +4,14 @@
  * one when stored (a lone surrogate would become U+FFFD) and no control
  * character can hide in one.
  */
+import { isStorable } from './storableText.ts';
+
 export const MAX_USER_ID_LENGTH = 200;
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** Whether `id` can name a user. */
 export function isValidUserId(id: string): boolean {
-  return id.length > 0 && id.length <= MAX_USER_ID_LENGTH && !LONE_SURROGATE.test(id) && !CONTROL.test(id);
+  return id.length > 0 && id.length <= MAX_USER_ID_LENGTH && isStorable(id) && !CONTROL.test(id);
 }

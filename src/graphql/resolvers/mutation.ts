@@ -5,6 +5,7 @@
  */
 import { decodeConversationId, messageGlobalId } from '../../history/globalId.ts';
 import { textProblem } from '../../history/messageText.ts';
+import { codePointLength, isStorable } from '../../history/storableText.ts';
 import { isValidUserId, MAX_USER_ID_LENGTH } from '../../history/userId.ts';
 import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
 import { hideMessages } from '../../store/hides.ts';
@@ -42,7 +43,7 @@ export const Mutation: MutationResolvers = {
     let title: string | null = null;
     if (input.title !== null && input.title !== undefined) {
       title = input.title.trim();
-      if (title.length === 0 || [...title].length > MAX_TITLE) {
+      if (title.length === 0 || codePointLength(title, MAX_TITLE) > MAX_TITLE || !isStorable(title)) {
         throw badUserInput(`Argument \`title\` must be 1 to ${MAX_TITLE} characters after trimming, got ${echo(input.title)}.`, 'title');
       }
     }
@@ -64,9 +65,10 @@ export const Mutation: MutationResolvers = {
   sendMessage: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
-    if (input.clientMsgId.length === 0 || input.clientMsgId.length > MAX_CLIENT_MSG_ID) {
+    const idLength = codePointLength(input.clientMsgId, MAX_CLIENT_MSG_ID);
+    if (idLength === 0 || idLength > MAX_CLIENT_MSG_ID || !isStorable(input.clientMsgId)) {
       throw badUserInput(
-        `Argument \`clientMsgId\` must be 1 to ${MAX_CLIENT_MSG_ID} characters, got ${echo(input.clientMsgId)}.`,
+        `Argument \`clientMsgId\` must be 1 to ${MAX_CLIENT_MSG_ID} characters with no NUL or unpaired surrogate, got ${echo(input.clientMsgId)}.`,
         'clientMsgId',
       );
     }
