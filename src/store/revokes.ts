@@ -38,7 +38,6 @@ export async function revokeMessage(
         for update of m`),
     )[0];
     if (found === undefined) return { kind: 'not-found' };
-    if (found.revoked_at !== null) return { kind: 'already-revoked', message: toMessageRow(found) };
     const decision = decideRevoke({
       actorId,
       senderId: found.sender_id,
@@ -48,6 +47,11 @@ export async function revokeMessage(
       nowMs: found.now_ms,
       windowSeconds,
     });
+    // Someone who could never revoke it is refused even once it is revoked;
+    // the sender retrying after the window gets it back unchanged.
+    if (found.revoked_at !== null && !(decision.allowed === false && decision.reason === 'not-sender')) {
+      return { kind: 'already-revoked', message: toMessageRow(found) };
+    }
     if (!decision.allowed) return { kind: 'forbidden', reason: decision.reason };
     const updated = rowsOf<RawMessageRow>(
       await tx.execute(sql`with r as (
