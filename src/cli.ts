@@ -11,14 +11,16 @@ import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
 import { createLogger } from './log.ts';
 import { SANDBOX_DOCUMENT } from './sandboxDocument.ts';
+import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve | migrate | token <userId> [--ttl <seconds>]]
+const USAGE = `Usage: backscroll [serve | migrate | token <userId> [--ttl <seconds>] | seed --bench]
 
   serve            start the GraphQL server (the default)
   migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
   token <userId>   print a signed token for that user
+  seed --bench     load the benchmark data set into DATABASE_URL
 
 Environment: PORT, JWT_SECRET, DATABASE_URL, BACKSCROLL_DATA_DIR, NODE_ENV,
 REVOKE_WINDOW_SECONDS, BACKSCROLL_INTROSPECTION, BACKSCROLL_LANDING_PAGE, LOG_LEVEL.`;
@@ -103,6 +105,19 @@ async function migrate(): Promise<void> {
   await handle.close();
 }
 
+async function seed(args: string[]): Promise<void> {
+  if (args[0] !== '--bench') fail(`seed takes --bench (the benchmark data set).\n${USAGE}`);
+  const config = loadConfig();
+  if (config.databaseUrl === null) fail('seed --bench loads into the PostgreSQL at DATABASE_URL; set it first.');
+  const handle = await open(config);
+  await applyMigrations(handle);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  say(`seeding ${BENCH_DATA.totalMessages.toLocaleString('en')} messages in ${BENCH_DATA.conversations} conversations...`);
+  const { messages, seconds } = await seedBenchData(handle.db, BENCH_DATA, say);
+  say(`seeded ${messages.toLocaleString('en')} messages in ${seconds.toFixed(1)} s`);
+  await handle.close();
+}
+
 async function token(args: string[]): Promise<void> {
   const [userId, flag, ttlText] = args;
   if (!userId || userId.startsWith('-')) fail(`token needs a user id.\n${USAGE}`);
@@ -119,6 +134,7 @@ const commands: Record<string, () => Promise<void>> = {
   serve,
   migrate,
   token: () => token(rest),
+  seed: () => seed(rest),
 };
 const run = commands[command];
 if (run === undefined) fail(`unknown command "${command}".\n${USAGE}`);

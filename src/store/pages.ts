@@ -33,14 +33,19 @@ type PageStatementRow = Partial<RawMessageRow> & { latest_seq: number; behind_ex
 
 const CLEAR = sql.raw('mb.clear_seq');
 
-/** Member row, conversation and a lateral scan, for one viewer and conversation. */
+/**
+ * The member row (with `max_seq` and the far-side flag), then a lateral scan
+ * of the page. `offset 0` keeps the member subquery from being flattened, so
+ * the flag is computed once per request, not once per scanned row. The scan
+ * and the flag refer to the member row as `mb`.
+ */
 function pageStatement(viewerId: string, convId: string, behind: SQL, scan: SQL): SQL {
-  return sql`select c.max_seq as latest_seq, b.behind_exists, p.*
-    from members mb
-    join conversations c on c.id = mb.conv_id
-    cross join lateral (select ${behind} as behind_exists) b
-    left join lateral (${scan}) p on true
-    where mb.conv_id = ${convId} and mb.user_id = ${viewerId}`;
+  return sql`select mb.latest_seq, mb.behind_exists, p.*
+    from (select mb.conv_id, mb.clear_seq, c.max_seq as latest_seq, ${behind} as behind_exists
+          from members mb join conversations c on c.id = mb.conv_id
+          where mb.conv_id = ${convId} and mb.user_id = ${viewerId}
+          offset 0) mb
+    left join lateral (${scan}) p on true`;
 }
 
 /** Scans one keyset page; null when the viewer is not a member (or there is no such conversation). */

@@ -1,0 +1,183 @@
+/**
+ * `npm run bench`: every scenario of issue 3 in one run against the seeded
+ * database at DATABASE_URL, each measured by a fresh load process, printed as
+ * a table with the ratio of the full GraphQL path to the raw SQL floor.
+ *
+ * BENCH_SECONDS (default 15) sets each run's length.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { signToken } from '../src/auth/tokens.ts';
+import { readConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { rowsOf } from '../src/db/rows.ts';
+import type { RequestStats } from '../src/graphql/context.ts';
+import { createLogger } from '../src/log.ts';
+import { BENCH_DATA, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
+import { startServer } from '../src/server.ts';
+import type { LoadResult } from './loadResult.ts';
+import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+if (!DATABASE_URL) {
+  process.stderr.write('npm run bench needs DATABASE_URL (a PostgreSQL seeded with `npm run bench:seed`).\n');
+  process.exit(1);
+}
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const SECRET = 'benchmark-secret-that-is-at-least-32-characters';
+const PAGE_SCENARIOS: [PageScenario, string][] = [
+  ['random-newest', '(a) newest page, random conversations'],
+  ['hot-newest', '(b) newest page, hot conversation'],
+  ['hot-deep', '(c) 400,000 deep via before:'],
+  ['hot-around', '(d) messagesAround 400,000 deep'],
+];
+const SEND_SCENARIOS: [SendScenario, string][] = [
+  ['send-hot', '(a) one hot conversation'],
+  ['send-spread', '(b) 1,000 conversations'],
+];
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs one load process and reads its JSON line. */
+function load(script: string, args: string[]): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      env: { ...process.env, JWT_SECRET: SECRET },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => {
+      const line = out.trim().split('\n').at(-1) ?? '';
+      if (code !== 0) reject(new Error(`${script} ${args.join(' ')} exited ${code}: ${out}`));
+      else resolve(JSON.parse(line) as LoadResult);
+    });
+  });
+}
+
+const db = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 });
+const [hot] = rowsOf<{ max_seq: number }>(await db.db.execute(sql`select max_seq from conversations where id = ${HOT_CONVERSATION_ID}`));
+if (!hot || hot.max_seq < BENCH_DATA.hotMessages) {
+  process.stderr.write('The benchmark data is missing: run `npm run bench:seed` against this DATABASE_URL first.\n');
+  process.exit(1);
+}
+
+// 1. Statements and loader batches per request, from the counters the tests use.
+log('measuring SQL statements and loader batches per request...');
+const config = readConfig({ JWT_SECRET: SECRET, NODE_ENV: 'production' });
+if (!config.ok) throw new Error(config.problems.join(' '));
+const seen: RequestStats[] = [];
+const probe = await startServer(
+  { config: config.config, db: db.db, jwtSecret: SECRET, logger: createLogger('silent'), onRequestStats: (s) => seen.push(s) },
+  0,
+);
+const costs: Record<string, string> = {};
+for (const [scenario] of PAGE_SCENARIOS) {
+  const r = pageRequest(scenario);
+  const response = await fetch(probe.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${await signToken(SECRET, r.userId, 60)}` },
+    body: r.body,
+  });
+  const body = await response.text();
+  if (body.includes('"errors"')) throw new Error(`${scenario} failed: ${body.slice(0, 300)}`);
+  const stats = seen.at(-1)!;
+  costs[scenario] = `${stats.statements} statements, batches ${stats.batches.map((b) => `${b.loader}×${b.size}`).join(' ')}`;
+}
+await probe.stop();
+
+// 2. The server under test, in its own process, as in production.
+const port = await freePort();
+const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
+  env: { ...process.env, PORT: String(port), JWT_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+await new Promise<void>((resolve, reject) => {
+  server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('serving') && resolve());
+  server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+});
+const url = `http://127.0.0.1:${port}/graphql`;
+const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
+
+log(`warming up the server (3 s)...`);
+await load('bench/loadHttp.ts', ['hot-newest', url, '10', '3']);
+
+const pageRows: string[][] = [];
+const rates: Record<string, number> = {};
+for (const [scenario, label] of PAGE_SCENARIOS) {
+  log(`pages ${label}: raw SQL ${SECONDS} s...`);
+  const raw = await load('bench/loadRaw.ts', [scenario, '10', String(SECONDS)]);
+  log(`pages ${label}: GraphQL over HTTP ${SECONDS} s...`);
+  const full = await load('bench/loadHttp.ts', [scenario, url, '10', String(SECONDS)]);
+  rates[scenario] = full.perSecond;
+  pageRows.push([
+    label,
+    full.perSecond.toFixed(0),
+    full.p50.toFixed(2),
+    full.p99.toFixed(2),
+    raw.perSecond.toFixed(0),
+    raw.p50.toFixed(2),
+    raw.p99.toFixed(2),
+    (full.perSecond / raw.perSecond).toFixed(2),
+    String(full.failures + raw.failures),
+  ]);
+}
+
+const sendRows: string[][] = [];
+const denseProblems: string[] = [];
+for (const [scenario, label] of SEND_SCENARIOS) {
+  log(`sends ${label}: raw SQL ${SECONDS} s...`);
+  const raw = await load('bench/loadRaw.ts', [scenario, '20', String(SECONDS)]);
+  log(`sends ${label}: GraphQL over HTTP ${SECONDS} s...`);
+  const full = await load('bench/loadHttp.ts', [scenario, url, '20', String(SECONDS)]);
+  const broken = rowsOf<{ id: string }>(
+    await db.db.execute(sql`select c.id from conversations c
+      join (select conv_id, count(*) as n, max(seq) as top from messages where conv_id = any(${sql.param(sendConversations(scenario))}::uuid[]) group by conv_id) m
+        on m.conv_id = c.id
+      where m.n <> c.max_seq or m.top <> c.max_seq`),
+  );
+  if (broken.length > 0) denseProblems.push(`${label}: seqs not dense in ${broken.length} conversations`);
+  sendRows.push([
+    label,
+    full.perSecond.toFixed(0),
+    full.p50.toFixed(2),
+    full.p99.toFixed(2),
+    raw.perSecond.toFixed(0),
+    raw.p50.toFixed(2),
+    raw.p99.toFixed(2),
+    (full.perSecond / raw.perSecond).toFixed(2),
+    String(full.failures + raw.failures),
+  ]);
+}
+const rss = peakRssMb();
+server.kill('SIGTERM');
+await db.close();
+
+const table = (header: string[], rows: string[][]) => {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, i) => (i === 0 ? `-${'-'.repeat(w)}-` : `-${'-'.repeat(w - 1)}:-`)).join('|')}|`, ...rows.map(line)].join('\n');
+};
+const head = ['', 'req/s', 'p50 ms', 'p99 ms', 'raw req/s', 'raw p50', 'raw p99', 'of raw', 'failures'];
+log(`\n## Page reads (50 messages, 10 connections, ${SECONDS} s each)\n`);
+log(table(head, pageRows));
+log(`\n## Sends (20 connections, ${SECONDS} s each)\n`);
+log(table(['', 'msg/s', 'p50 ms', 'p99 ms', 'raw msg/s', 'raw p50', 'raw p99', 'of raw', 'failures'], sendRows));
+log(`\n## Cost per page request\n`);
+for (const [scenario, label] of PAGE_SCENARIOS) log(`- ${label}: ${costs[scenario]}`);
+log(`\nServer peak RSS: ${rss.toFixed(0)} MB`);
+log(denseProblems.length === 0 ? 'Seqs after the send runs: dense and unique in every conversation written.' : denseProblems.join('\n'));
+log(
+  `Depth: (c) ${((rates['hot-deep']! / rates['hot-newest']!) * 100).toFixed(0)}% and (d) ${((rates['hot-around']! / rates['hot-newest']!) * 100).toFixed(0)}% of (b)'s rate.`,
+);
