@@ -4,6 +4,7 @@
  */
 import { SignJWT, jwtVerify } from 'jose';
 import { isValidUserId, MAX_USER_ID_LENGTH } from '../history/userId.ts';
+import { VerifiedTokenCache } from './verifiedTokenCache.ts';
 
 /** Who a request is from, or why we could not tell. */
 export type Authentication =
@@ -13,18 +14,32 @@ export type Authentication =
 
 const ALGORITHM = 'HS256';
 
-/** Makes a verifier for `Authorization` header values, bound to one secret. */
-export function createTokenVerifier(secret: string): (header: string | undefined) => Promise<Authentication> {
+const CACHED_TOKENS = 10_000;
+
+/**
+ * Makes a verifier for `Authorization` header values, bound to one secret.
+ * Tokens that verified are cached until their `exp` (see VerifiedTokenCache).
+ */
+export function createTokenVerifier(secret: string, now: () => number = Date.now): (header: string | undefined) => Promise<Authentication> {
   const key = new TextEncoder().encode(secret);
+  const cache = new VerifiedTokenCache(CACHED_TOKENS);
   return async (header) => {
     if (header === undefined || header === '') return { kind: 'anonymous' };
     const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim());
     if (!match) return { kind: 'invalid', reason: 'The Authorization header must be `Bearer <token>`.' };
+    const token = match[1]!;
+    const cached = cache.get(token, now());
+    if (cached !== undefined) return { kind: 'user', userId: cached.userId };
     try {
-      const { payload } = await jwtVerify(match[1]!, key, { algorithms: [ALGORITHM], requiredClaims: ['exp', 'sub'] });
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: [ALGORITHM],
+        requiredClaims: ['exp', 'sub'],
+        currentDate: new Date(now()),
+      });
       if (typeof payload.sub !== 'string' || !isValidUserId(payload.sub)) {
         return { kind: 'invalid', reason: `The token's \`sub\` claim must be a user id of 1 to ${MAX_USER_ID_LENGTH} characters.` };
       }
+      cache.set(token, { userId: payload.sub, expiresAtMs: payload.exp! * 1000 });
       return { kind: 'user', userId: payload.sub };
     } catch (error) {
       const code = (error as { code?: string }).code;
