@@ -61,6 +61,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
     resolvers,
     introspection: config.introspection,
     includeStacktraceInErrorResponses: false,
+    // The CLI owns shutdown: it stops the server, then closes the database, then exits.
+    stopOnTerminationSignals: false,
     hideSchemaDetailsFromClientErrors: config.production,
     formatError: createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL request')),
     plugins: [requireAuthentication, landingPage, ApolloServerPluginDrainHttpServer({ httpServer })],
