@@ -18,7 +18,8 @@ export type Database = PgDatabase<PgQueryResultHKT>;
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string; poolSize?: number }
   | { kind: 'pglite'; dataDir: string }
-  | { kind: 'pglite-memory' };
+  /** In memory; `snapshot` (from PGlite's `dumpDataDir`) skips initdb, which takes seconds. */
+  | { kind: 'pglite-memory'; snapshot?: Blob };
 
 /** An open database and the way to close it. */
 export interface DatabaseHandle {
@@ -49,7 +50,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     mkdirSync(target.dataDir, { recursive: true });
     client = new PGlite(target.dataDir, { parsers: { [INT8_OID]: parseInt8 } });
   } else {
-    client = new PGlite({ parsers: { [INT8_OID]: parseInt8 } });
+    client = new PGlite({ parsers: { [INT8_OID]: parseInt8 }, loadDataDir: target.snapshot });
   }
   await client.waitReady;
   const db = drizzlePglite(client, { logger: statementCountingLogger });

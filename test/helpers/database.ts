@@ -4,6 +4,8 @@
  * files running in parallel never share rows.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import postgres from 'postgres';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
@@ -40,7 +42,9 @@ export async function createScratchDatabase(): Promise<{ name: string; url: stri
 /** Opens a fresh migrated database on `backend`; `close` removes it. */
 export async function openTestDatabase(backend: Backend): Promise<DatabaseHandle> {
   if (backend === 'pglite') {
-    const handle = await openDatabase({ kind: 'pglite-memory' });
+    // Made and migrated once per run by globalSetup.ts; migrating again is a no-op check.
+    const snapshot = new Blob([readFileSync(inject('pgliteSnapshot'))]);
+    const handle = await openDatabase({ kind: 'pglite-memory', snapshot });
     await applyMigrations(handle);
     return handle;
   }
