@@ -138,4 +138,8 @@ const commands: Record<string, () => Promise<void>> = {
 };
 const run = commands[command];
 if (run === undefined) fail(`unknown command "${command}".\n${USAGE}`);
-run().catch((error: unknown) => fail(error instanceof Error ? (error.stack ?? error.message) : String(error)));
+run().catch((error: unknown) => {
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') fail(`the port is already in use (${(error as Error).message}); set PORT to a free one.`);
+  fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
+});
