@@ -40,6 +40,22 @@ const SEND_SCENARIOS: [SendScenario, string][] = [
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
+/** One row of a results table: the full path, its raw SQL twin, and their ratio. */
+function tableRow(label: string, full: LoadResult, raw: LoadResult): string[] {
+  const ms = (value: number) => value.toFixed(2);
+  return [
+    label,
+    full.perSecond.toFixed(0),
+    ms(full.p50),
+    ms(full.p99),
+    raw.perSecond.toFixed(0),
+    ms(raw.p50),
+    ms(raw.p99),
+    (full.perSecond / raw.perSecond).toFixed(2),
+    String(full.failures + raw.failures),
+  ];
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const probe = createServer().listen(0, () => {
@@ -121,17 +137,7 @@ for (const [scenario, label] of PAGE_SCENARIOS) {
   log(`pages ${label}: GraphQL over HTTP ${SECONDS} s...`);
   const full = await load('bench/loadHttp.ts', [scenario, url, '10', String(SECONDS)]);
   rates[scenario] = full.perSecond;
-  pageRows.push([
-    label,
-    full.perSecond.toFixed(0),
-    full.p50.toFixed(2),
-    full.p99.toFixed(2),
-    raw.perSecond.toFixed(0),
-    raw.p50.toFixed(2),
-    raw.p99.toFixed(2),
-    (full.perSecond / raw.perSecond).toFixed(2),
-    String(full.failures + raw.failures),
-  ]);
+  pageRows.push(tableRow(label, full, raw));
 }
 
 const sendRows: string[][] = [];
@@ -148,17 +154,7 @@ for (const [scenario, label] of SEND_SCENARIOS) {
       where m.n <> c.max_seq or m.top <> c.max_seq`),
   );
   if (broken.length > 0) denseProblems.push(`${label}: seqs not dense in ${broken.length} conversations`);
-  sendRows.push([
-    label,
-    full.perSecond.toFixed(0),
-    full.p50.toFixed(2),
-    full.p99.toFixed(2),
-    raw.perSecond.toFixed(0),
-    raw.p50.toFixed(2),
-    raw.p99.toFixed(2),
-    (full.perSecond / raw.perSecond).toFixed(2),
-    String(full.failures + raw.failures),
-  ]);
+  sendRows.push(tableRow(label, full, raw));
 }
 const rss = peakRssMb();
 server.kill('SIGTERM');
