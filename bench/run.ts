@@ -95,7 +95,7 @@ const config = readConfig({ JWT_SECRET: SECRET, NODE_ENV: 'production' });
 if (!config.ok) throw new Error(config.problems.join(' '));
 const seen: RequestStats[] = [];
 const probe = await startServer(
-  { config: config.config, db: db.db, jwtSecret: SECRET, logger: createLogger('silent'), onRequestStats: (s) => seen.push(s) },
+  { config: config.config, client: db.client, jwtSecret: SECRET, logger: createLogger('silent'), onRequestStats: (s) => seen.push(s) },
   0,
 );
 const costs: Record<string, string> = {};

@@ -69,7 +69,7 @@ async function serve(): Promise<void> {
   const server = await startServer(
     {
       config,
-      db: handle.db,
+      client: handle.client,
       jwtSecret: secret,
       logger,
       sandbox: devToken ? { token: devToken, document: SANDBOX_DOCUMENT } : undefined,

@@ -8,11 +8,11 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { createTokenVerifier } from './auth/tokens.ts';
 import type { Config } from './config.ts';
-import type { Database } from './db/client.ts';
+import type { SqlClient } from './db/runner.ts';
 import { createContext, type RequestContext, type RequestStats } from './graphql/context.ts';
 import { createFormatError } from './graphql/formatError.ts';
 import { requireAuthentication } from './graphql/requireAuthentication.ts';
@@ -27,7 +27,8 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ServerOptions {
   config: Config;
-  db: Database;
+  /** The database client; each request gets its own counting runner over it. */
+  client: SqlClient;
   /** The HS256 secret tokens are verified with. */
   jwtSecret: string;
   logger: Logger;
@@ -46,7 +47,7 @@ export interface RunningServer {
 
 /** Starts the server on `port` (0 picks a free one) and resolves once it listens. */
 export async function startServer(options: ServerOptions, port: number): Promise<RunningServer> {
-  const { config, db, logger } = options;
+  const { config, client, logger } = options;
   const httpServer = createServer();
   const landingPage = config.landingPage
     ? ApolloServerPluginLandingPageLocalDefault({
@@ -65,7 +66,9 @@ export async function startServer(options: ServerOptions, port: number): Promise
     stopOnTerminationSignals: false,
     hideSchemaDetailsFromClientErrors: config.production,
     formatError: createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL request')),
-    plugins: [requireAuthentication, landingPage, ApolloServerPluginDrainHttpServer({ httpServer })],
+    // Cache hints are not used (history is per-viewer and private), and the
+    // plugin wraps every field resolver: off.
+    plugins: [requireAuthentication, landingPage, ApolloServerPluginCacheControlDisabled(), ApolloServerPluginDrainHttpServer({ httpServer })],
   });
   await apollo.start();
   const handler = createGraphQLHandler({
@@ -73,7 +76,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
     authenticate: createTokenVerifier(options.jwtSecret),
-    makeContext: (auth, stats) => createContext(db, config, auth, stats),
+    makeContext: (auth, stats) => createContext(client, config, auth, stats),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
   });

@@ -9,7 +9,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
-import { statementCountingLogger } from './statementCounter.ts';
+import type { SqlClient } from './runner.ts';
 
 /** The drizzle database type the store is written against. */
 export type Database = PgDatabase<PgQueryResultHKT>;
@@ -23,7 +23,10 @@ export type DatabaseTarget =
 
 /** An open database and the way to close it. */
 export interface DatabaseHandle {
+  /** drizzle over the same connection: migrations, seeding and tests' checks. */
   db: Database;
+  /** The driver client the store's runners send through (see runner.ts). */
+  client: SqlClient;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
 }
@@ -40,10 +43,15 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
       onnotice: () => {},
       connection: { TimeZone: 'UTC' },
     });
-    const db = drizzlePostgres(client, { logger: statementCountingLogger });
+    const db = drizzlePostgres(client);
     // Set after drizzle, which installs its own parsers on the same client.
     client.options.parsers[INT8_OID] = parseInt8;
-    return { db: db as unknown as Database, kind: 'postgres', close: () => client.end({ timeout: 5 }) };
+    return {
+      db: db as unknown as Database,
+      client: { kind: 'postgres', sql: client },
+      kind: 'postgres',
+      close: () => client.end({ timeout: 5 }),
+    };
   }
   let client: PGlite;
   if (target.kind === 'pglite') {
@@ -53,6 +61,6 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     client = new PGlite({ parsers: { [INT8_OID]: parseInt8 }, loadDataDir: target.snapshot });
   }
   await client.waitReady;
-  const db = drizzlePglite(client, { logger: statementCountingLogger });
-  return { db: db as unknown as Database, kind: 'pglite', close: () => client.close() };
+  const db = drizzlePglite(client);
+  return { db: db as unknown as Database, client: { kind: 'pglite', pglite: client }, kind: 'pglite', close: () => client.close() };
 }

@@ -4,8 +4,7 @@
  */
 import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
-import type { Database } from '../db/client.ts';
-import type { StatementTally } from '../db/statementCounter.ts';
+import { createRunner, type SqlClient, type SqlRunner, type StatementTally } from '../db/runner.ts';
 import { unauthenticated } from './errors.ts';
 import { createLoaders, type LoaderBatch, type Loaders } from './loaders.ts';
 
@@ -16,7 +15,8 @@ export interface RequestStats extends StatementTally {
 
 export interface RequestContext {
   auth: Authentication;
-  db: Database;
+  /** Runs this request's SQL and counts it into `stats`. */
+  db: SqlRunner;
   config: Config;
   stats: RequestStats;
   /** Null when the request is not authenticated; resolvers go through `viewerOf`. */
@@ -24,7 +24,8 @@ export interface RequestContext {
 }
 
 /** Builds the context of one request. */
-export function createContext(db: Database, config: Config, auth: Authentication, stats: RequestStats): RequestContext {
+export function createContext(client: SqlClient, config: Config, auth: Authentication, stats: RequestStats): RequestContext {
+  const db = createRunner(client, stats);
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, stats.batches) : null;
   return { auth, db, config, stats, loaders };
 }

@@ -5,7 +5,7 @@
  * they cache what this viewer may see.
  */
 import DataLoader from 'dataloader';
-import type { Database } from '../db/client.ts';
+import type { SqlRunner } from '../db/runner.ts';
 import { findMemberConversations } from '../store/conversations.ts';
 import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
@@ -28,7 +28,7 @@ export interface Loaders {
 const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
 
 /** Makes the loaders for one request by `viewerId`; `batches` records each batch. */
-export function createLoaders(db: Database, viewerId: string, batches: LoaderBatch[]): Loaders {
+export function createLoaders(db: SqlRunner, viewerId: string, batches: LoaderBatch[]): Loaders {
   return {
     conversation: new DataLoader(async (ids) => {
       batches.push({ loader: 'conversation', size: ids.length });

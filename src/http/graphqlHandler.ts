@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApolloServer, HeaderMap } from '@apollo/server';
 import type { Authentication } from '../auth/tokens.ts';
-import { countStatementsInto } from '../db/statementCounter.ts';
 import type { RequestContext, RequestStats } from '../graphql/context.ts';
 import { readBody } from './readBody.ts';
 
@@ -75,12 +74,10 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
       }
       const stats: RequestStats = { statements: 0, texts: [], batches: [] };
       const auth = await options.authenticate(req.headers.authorization);
-      const response = await countStatementsInto(stats, () =>
-        options.apollo.executeHTTPGraphQLRequest({
-          httpGraphQLRequest: { method, headers, search: url.search, body },
-          context: async () => options.makeContext(auth, stats),
-        }),
-      );
+      const response = await options.apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method, headers, search: url.search, body },
+        context: async () => options.makeContext(auth, stats),
+      });
       options.onRequestStats?.(stats, req);
       res.statusCode = response.status ?? 200;
       for (const [key, value] of response.headers) res.setHeader(key, value);

@@ -5,10 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { rowsOf } from '../db/rows.ts';
+import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
-import { conversations, members } from '../db/schema.ts';
 import type { ConversationRow } from './rows.ts';
 
 interface RawConversationRow {
@@ -33,22 +31,27 @@ const toConversationRow = (r: RawConversationRow): ConversationRow => ({
 
 /** The conversations among `convIds` that `viewerId` is a member of. */
 export async function findMemberConversations(
-  db: Database,
+  db: SqlRunner,
   viewerId: string,
   convIds: readonly string[],
 ): Promise<ConversationRow[]> {
   if (convIds.length === 0) return [];
-  const rows = rowsOf<RawConversationRow>(
-    await db.execute(sql`select c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq
+  const rows = await db.rows<RawConversationRow>(sql`select c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq
       from members mb join conversations c on c.id = mb.conv_id
-      where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`),
-  );
+      where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`);
   return rows.map(toConversationRow);
+}
+
+/** Inserts members of `convId` from parallel arrays of user ids and roles, skipping ones already there. */
+function insertMembers(convId: string, userIds: string[], roles: string[]) {
+  return sql`insert into members (conv_id, user_id, role)
+    select ${convId}, u.user_id, u.role from unnest(${sql.param(userIds)}::text[], ${sql.param(roles)}::text[]) as u(user_id, role)
+    on conflict do nothing`;
 }
 
 /** Creates a group owned by `ownerId` with the other members; returns its id. */
 export async function createGroup(
-  db: Database,
+  db: SqlRunner,
   ownerId: string,
   title: string | null,
   memberIds: readonly string[],
@@ -56,25 +59,19 @@ export async function createGroup(
   const id = randomUUID();
   const others = [...new Set(memberIds)].filter((m) => m !== ownerId);
   await db.transaction(async (tx) => {
-    await tx.insert(conversations).values({ id, kind: 'group', title });
-    await tx.insert(members).values([
-      { convId: id, userId: ownerId, role: 'owner' },
-      ...others.map((userId) => ({ convId: id, userId, role: 'member' })),
-    ]);
+    await tx.rows(sql`insert into conversations (id, kind, title) values (${id}, 'group', ${title})`);
+    await tx.rows(insertMembers(id, [ownerId, ...others], ['owner', ...others.map(() => 'member')]));
   });
   return id;
 }
 
 /** Opens (creating on first use) the direct conversation of `a` and `b`; returns its id. */
-export async function openDirect(db: Database, a: string, b: string): Promise<string> {
+export async function openDirect(db: SqlRunner, a: string, b: string): Promise<string> {
   const id = directConversationId(a, b);
   const users = [...new Set([a, b])];
   await db.transaction(async (tx) => {
-    await tx.insert(conversations).values({ id, kind: 'direct' }).onConflictDoNothing();
-    await tx
-      .insert(members)
-      .values(users.map((userId) => ({ convId: id, userId, role: 'member' })))
-      .onConflictDoNothing();
+    await tx.rows(sql`insert into conversations (id, kind) values (${id}, 'direct') on conflict do nothing`);
+    await tx.rows(insertMembers(id, users, users.map(() => 'member')));
   });
   return id;
 }
@@ -83,13 +80,11 @@ export async function openDirect(db: Database, a: string, b: string): Promise<st
  * Moves the member's clear watermark up to the conversation's current
  * `max_seq`; returns the new watermark, or null when not a member.
  */
-export async function clearHistory(db: Database, viewerId: string, convId: string): Promise<number | null> {
-  const rows = rowsOf<{ clear_seq: number }>(
-    await db.execute(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
+export async function clearHistory(db: SqlRunner, viewerId: string, convId: string): Promise<number | null> {
+  const rows = await db.rows<{ clear_seq: number }>(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
       from conversations c
       where c.id = mb.conv_id and mb.conv_id = ${convId} and mb.user_id = ${viewerId}
-      returning mb.clear_seq`),
-  );
+      returning mb.clear_seq`);
   return rows[0]?.clear_seq ?? null;
 }
 
@@ -97,17 +92,15 @@ export async function clearHistory(db: Database, viewerId: string, convId: strin
 export type MarkReadOutcome = { kind: 'not-member' } | { kind: 'beyond-max'; maxSeq: number } | { kind: 'ok'; readSeq: number };
 
 /** Moves the member's read cursor forward to `seq` (never back), in one statement. */
-export async function markRead(db: Database, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
-  const rows = rowsOf<{ max_seq: number; read_seq: number | null }>(
-    await db.execute(sql`with target as (
+export async function markRead(db: SqlRunner, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
+  const rows = await db.rows<{ max_seq: number; read_seq: number | null }>(sql`with target as (
         select c.max_seq from members mb join conversations c on c.id = mb.conv_id
         where mb.conv_id = ${convId} and mb.user_id = ${viewerId}),
       moved as (
         update members set read_seq = greatest(read_seq, ${seq})
         where conv_id = ${convId} and user_id = ${viewerId} and ${seq} <= (select max_seq from target)
         returning read_seq)
-      select t.max_seq, (select read_seq from moved) as read_seq from target t`),
-  );
+      select t.max_seq, (select read_seq from moved) as read_seq from target t`);
   const row = rows[0];
   if (row === undefined) return { kind: 'not-member' };
   if (row.read_seq === null) return { kind: 'beyond-max', maxSeq: row.max_seq };

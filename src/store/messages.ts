@@ -3,8 +3,7 @@
  * Both take many keys at once; the per-request loaders batch into them.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { rowsOf } from '../db/rows.ts';
+import type { SqlRunner } from '../db/runner.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { isoTime, keyArrays, messageColumns, visibleTo } from './sqlFragments.ts';
 
@@ -16,18 +15,16 @@ export interface MessageKey {
 
 /** The rows among `keys` that `viewerId` may see (member, not cleared, not hidden). */
 export async function findVisibleMessages(
-  db: Database,
+  db: SqlRunner,
   viewerId: string,
   keys: readonly MessageKey[],
 ): Promise<MessageRow[]> {
   if (keys.length === 0) return [];
-  const rows = rowsOf<RawMessageRow>(
-    await db.execute(sql`select ${messageColumns('m')}
+  const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')}
       from ${keyArrays(keys)} as k(conv_id, seq)
       join members mb on mb.conv_id = k.conv_id and mb.user_id = ${viewerId}
       join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-      where ${visibleTo('m', viewerId, sql.raw('mb.clear_seq'))}`),
-  );
+      where ${visibleTo('m', viewerId, sql.raw('mb.clear_seq'))}`);
   return rows.map(toMessageRow);
 }
 
@@ -42,14 +39,12 @@ export type MessageBody =
   | { kind: 'missing' };
 
 /** The bodies of `keys`, in the same order. Callers pass keys the viewer may see. */
-export async function findMessageBodies(db: Database, keys: readonly MessageKey[]): Promise<MessageBody[]> {
+export async function findMessageBodies(db: SqlRunner, keys: readonly MessageKey[]): Promise<MessageBody[]> {
   if (keys.length === 0) return [];
-  const rows = rowsOf<{ conv_id: string; seq: number; revoked_at: string | null; revoked_by: string | null; text: string | null }>(
-    await db.execute(sql`select m.conv_id, m.seq, ${isoTime('m.revoked_at')} as revoked_at, m.revoked_by, b.text
+  const rows = await db.rows<{ conv_id: string; seq: number; revoked_at: string | null; revoked_by: string | null; text: string | null }>(sql`select m.conv_id, m.seq, ${isoTime('m.revoked_at')} as revoked_at, m.revoked_by, b.text
       from ${keyArrays(keys)} as k(conv_id, seq)
       join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-      left join message_bodies b on b.conv_id = m.conv_id and b.seq = m.seq`),
-  );
+      left join message_bodies b on b.conv_id = m.conv_id and b.seq = m.seq`);
   const byKey = new Map(rows.map((r) => [`${r.conv_id}:${r.seq}`, r]));
   return keys.map((key): MessageBody => {
     const row = byKey.get(`${key.convId}:${key.seq}`);

@@ -5,8 +5,7 @@
  * `max_seq`, all in one snapshot. Bodies are not read here.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { rowsOf } from '../db/rows.ts';
+import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, visibleTo } from './sqlFragments.ts';
@@ -50,7 +49,7 @@ function pageStatement(viewerId: string, convId: string, behind: SQL, scan: SQL)
 
 /** Scans one keyset page; null when the viewer is not a member (or there is no such conversation). */
 export async function scanPage(
-  db: Database,
+  db: SqlRunner,
   viewerId: string,
   convId: string,
   window: PageWindow,
@@ -79,7 +78,7 @@ export async function scanPage(
   const statement = sql`${pageStatement(viewerId, convId, behind, scan)} order by p.seq ${sql.raw(
     window.direction === 'forward' ? 'asc' : 'desc',
   )}`;
-  const rows = rowsOf<PageStatementRow>(await db.execute(statement));
+  const rows = await db.rows<PageStatementRow>(statement);
   const first = rows[0];
   if (first === undefined) return null;
   return {
@@ -91,7 +90,7 @@ export async function scanPage(
 
 /** Scans the page around `anchorSeq`; null when the viewer is not a member. */
 export async function scanAround(
-  db: Database,
+  db: SqlRunner,
   viewerId: string,
   convId: string,
   anchorSeq: number,
@@ -105,7 +104,7 @@ export async function scanAround(
   const scan = sql`${side('older', sql`m.seq < ${anchorSeq}`, 'desc', before + 1)}
     union all ${side('anchor', sql`m.seq = ${anchorSeq}`, 'asc', 1)}
     union all ${side('newer', sql`m.seq > ${anchorSeq}`, 'asc', after + 1)}`;
-  const rows = rowsOf<PageStatementRow>(await db.execute(pageStatement(viewerId, convId, sql.raw('false'), scan)));
+  const rows = await db.rows<PageStatementRow>(pageStatement(viewerId, convId, sql.raw('false'), scan));
   const first = rows[0];
   if (first === undefined) return null;
   const of = (name: string) => rows.filter((r) => r.side === name).map((r) => toMessageRow(r as RawMessageRow));

@@ -3,8 +3,7 @@
  * deleted in the same transaction, so no later read can serve it.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { rowsOf } from '../db/rows.ts';
+import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, visibleTo } from './sqlFragments.ts';
@@ -18,7 +17,7 @@ export type RevokeOutcome =
 
 /** Revokes message `seq` of `convId` on behalf of `actorId`, if the rules allow. */
 export async function revokeMessage(
-  db: Database,
+  db: SqlRunner,
   actorId: string,
   convId: string,
   seq: number,
@@ -26,8 +25,7 @@ export async function revokeMessage(
 ): Promise<RevokeOutcome> {
   return db.transaction(async (tx): Promise<RevokeOutcome> => {
     // Locks the row so two revokes (or a revoke and a purge) take turns.
-    const found = rowsOf<RawMessageRow & { role: 'owner' | 'member'; kind: 'direct' | 'group'; created_ms: number; now_ms: number }>(
-      await tx.execute(sql`select ${messageColumns('m')}, mb.role, c.kind,
+    const found = (await tx.rows<RawMessageRow & { role: 'owner' | 'member'; kind: 'direct' | 'group'; created_ms: number; now_ms: number }>(sql`select ${messageColumns('m')}, mb.role, c.kind,
           (extract(epoch from m.created_at) * 1000)::float8 as created_ms,
           (extract(epoch from now()) * 1000)::float8 as now_ms
         from members mb
@@ -35,8 +33,7 @@ export async function revokeMessage(
         join messages m on m.conv_id = mb.conv_id and m.seq = ${seq}
         where mb.conv_id = ${convId} and mb.user_id = ${actorId}
           and ${visibleTo('m', actorId, sql.raw('mb.clear_seq'))}
-        for update of m`),
-    )[0];
+        for update of m`))[0];
     if (found === undefined) return { kind: 'not-found' };
     const decision = decideRevoke({
       actorId,
@@ -53,14 +50,12 @@ export async function revokeMessage(
       return { kind: 'already-revoked', message: toMessageRow(found) };
     }
     if (!decision.allowed) return { kind: 'forbidden', reason: decision.reason };
-    const updated = rowsOf<RawMessageRow>(
-      await tx.execute(sql`with r as (
+    const updated = await tx.rows<RawMessageRow>(sql`with r as (
           update messages set revoked_at = now(), revoked_by = ${actorId}
           where conv_id = ${convId} and seq = ${seq}
           returning *),
         gone as (delete from message_bodies b using r where b.conv_id = r.conv_id and b.seq = r.seq)
-        select ${messageColumns('r')} from r`),
-    );
+        select ${messageColumns('r')} from r`);
     return { kind: 'revoked', message: toMessageRow(updated[0]!) };
   });
 }

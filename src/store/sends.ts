@@ -5,8 +5,7 @@
  * and the row lock is held for a single round trip.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { rowsOf } from '../db/rows.ts';
+import type { SqlRunner } from '../db/runner.ts';
 import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns } from './sqlFragments.ts';
 
@@ -18,15 +17,13 @@ export type SendOutcome =
 
 /** The message the sender already stored under `clientMsgId`, if any. */
 async function findByClientId(
-  db: Database,
+  db: SqlRunner,
   convId: string,
   senderId: string,
   clientMsgId: string,
 ): Promise<MessageRow | null> {
-  const rows = rowsOf<RawMessageRow>(
-    await db.execute(sql`select ${messageColumns('m')} from messages m
-      where m.conv_id = ${convId} and m.sender_id = ${senderId} and m.client_msg_id = ${clientMsgId}`),
-  );
+  const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')} from messages m
+      where m.conv_id = ${convId} and m.sender_id = ${senderId} and m.client_msg_id = ${clientMsgId}`);
   return rows[0] ? toMessageRow(rows[0]) : null;
 }
 
@@ -35,7 +32,7 @@ async function findByClientId(
  * the same `clientMsgId` (a retry). Text must already be validated.
  */
 export async function sendMessage(
-  db: Database,
+  db: SqlRunner,
   senderId: string,
   convId: string,
   clientMsgId: string,
@@ -43,8 +40,7 @@ export async function sendMessage(
 ): Promise<SendOutcome> {
   let rows: RawMessageRow[];
   try {
-    rows = rowsOf<RawMessageRow>(
-      await db.execute(sql`with conv as (
+    rows = await db.rows<RawMessageRow>(sql`with conv as (
           update conversations c set max_seq = c.max_seq + 1, last_activity_at = now()
           where c.id = ${convId}
             and exists (select 1 from members mb where mb.conv_id = ${convId} and mb.user_id = ${senderId})
@@ -55,8 +51,7 @@ export async function sendMessage(
           returning *),
         body as (
           insert into message_bodies (conv_id, seq, text) select conv_id, seq, ${text} from m)
-        select ${messageColumns('m')} from m`),
-    );
+        select ${messageColumns('m')} from m`);
   } catch (error) {
     // A retry racing (or following) the first copy: the statement rolled back
     // whole, so no seq was used; answer with the first copy.

@@ -53,7 +53,7 @@ export async function startHarness(backend: Backend, env: Record<string, string>
   const statsByRequest = new Map<string, RequestStats>();
   let nextRequestId = 0;
   const server = await startServer(
-    { config, db: database.db, jwtSecret: TEST_SECRET, logger: createLogger('silent'), onRequestStats: (stats, req) => {
+    { config, client: database.client, jwtSecret: TEST_SECRET, logger: createLogger('silent'), onRequestStats: (stats, req) => {
         const id = req.headers['x-test-request-id'];
         if (typeof id === 'string') statsByRequest.set(id, stats);
       },

@@ -1,0 +1,70 @@
+/**
+ * How the store runs SQL: one small interface over postgres.js and PGlite.
+ * Statements run as prepared statements on PostgreSQL (drizzle's `execute`
+ * sends every raw statement unprepared, so PostgreSQL parsed and planned the
+ * page statement on every request), and each runner counts the statements
+ * it sends into the tally it was made with, so a request's cost is recorded
+ * without any global state.
+ */
+import type { PGlite, Transaction } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import type postgres from 'postgres';
+
+/** What one scope (usually a request) has sent so far. */
+export interface StatementTally {
+  statements: number;
+  /** The SQL text of each statement, in order; kept for test failure messages. */
+  texts: string[];
+}
+
+/** Runs statements; made per request by `createRunner`. */
+export interface SqlRunner {
+  /** Runs one statement and answers its rows. */
+  rows<Row>(query: SQL): Promise<Row[]>;
+  /** Runs `work` in one transaction: all of its statements commit or none do. */
+  transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
+}
+
+/** The driver-level client a runner sends through. */
+export type SqlClient = { kind: 'postgres'; sql: postgres.Sql } | { kind: 'pglite'; pglite: PGlite };
+
+const dialect = new PgDialect();
+
+/** Makes a runner over `client` that adds every statement it sends to `tally`. */
+export function createRunner(client: SqlClient, tally: StatementTally = { statements: 0, texts: [] }): SqlRunner {
+  const count = (text: string) => {
+    tally.statements += 1;
+    tally.texts.push(text);
+  };
+  if (client.kind === 'postgres') return postgresRunner(client.sql, count);
+  return pgliteRunner(client.pglite, count);
+}
+
+function postgresRunner(sql: postgres.Sql | postgres.TransactionSql, count: (text: string) => void): SqlRunner {
+  return {
+    async rows<Row>(query: SQL) {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      count(text);
+      return (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as Row[];
+    },
+    async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {
+      if (!('begin' in sql)) throw new Error('Transactions do not nest; run the work in the enclosing one.');
+      return (await sql.begin((tx) => work(postgresRunner(tx, count)))) as T;
+    },
+  };
+}
+
+function pgliteRunner(pglite: PGlite | Transaction, count: (text: string) => void): SqlRunner {
+  return {
+    async rows<Row>(query: SQL) {
+      const { sql: text, params } = dialect.sqlToQuery(query);
+      count(text);
+      return (await pglite.query<Row>(text, params)).rows;
+    },
+    async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {
+      if (!('transaction' in pglite)) throw new Error('Transactions do not nest; run the work in the enclosing one.');
+      return pglite.transaction((tx) => work(pgliteRunner(tx, count)));
+    },
+  };
+}
