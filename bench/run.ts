@@ -115,8 +115,17 @@ await probe.stop();
 
 // 2. The server under test, in its own process, as in production.
 const port = await freePort();
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
-  env: { ...process.env, PORT: String(port), JWT_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    JWT_SECRET: SECRET,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL,
+    BACKSCROLL_WORKERS: String(WORKERS),
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 await new Promise<void>((resolve, reject) => {
@@ -124,7 +133,13 @@ await new Promise<void>((resolve, reject) => {
   server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
 });
 const url = `http://127.0.0.1:${port}/graphql`;
-const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
+/** Peak resident memory (VmHWM) of each server process, primary first, in MB. */
+const peakRssMb = (): number[] => {
+  const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return [String(server.pid), ...children].map(
+    (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
+  );
+};
 
 log(`warming up the server (3 s)...`);
 await load('bench/loadHttp.ts', ['hot-newest', url, '10', '3']);
@@ -172,7 +187,7 @@ log(`\n## Sends (20 connections, ${SECONDS} s each)\n`);
 log(table(['', 'msg/s', 'p50 ms', 'p99 ms', 'raw msg/s', 'raw p50', 'raw p99', 'of raw', 'failures'], sendRows));
 log(`\n## Cost per page request\n`);
 for (const [scenario, label] of PAGE_SCENARIOS) log(`- ${label}: ${costs[scenario]}`);
-log(`\nServer peak RSS: ${rss.toFixed(0)} MB`);
+log(`\nServer: ${WORKERS} worker process(es); peak RSS per process (primary first): ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')}`);
 log(denseProblems.length === 0 ? 'Seqs after the send runs: dense and unique in every conversation written.' : denseProblems.join('\n'));
 log(
   `Depth: (c) ${((rates['hot-deep']! / rates['hot-newest']!) * 100).toFixed(0)}% and (d) ${((rates['hot-around']! / rates['hot-newest']!) * 100).toFixed(0)}% of (b)'s rate.`,

@@ -3,13 +3,15 @@
  * `token <userId>`. Reads the environment once, opens the database, and wires
  * the server; nothing imports this.
  */
+import cluster from 'node:cluster';
 import { resolve } from 'node:path';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, readConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
-import { createLogger } from './log.ts';
+import { createLogger, type Logger } from './log.ts';
+import { reportListening, runWorkers } from './workers.ts';
 import { SANDBOX_DOCUMENT } from './sandboxDocument.ts';
 import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
@@ -50,20 +52,17 @@ function open(config: Config): Promise<DatabaseHandle> {
 
 async function serve(): Promise<void> {
   const config = loadConfig();
+  // On PostgreSQL, migrating is a deliberate step: refuse to serve a database behind it.
+  if (cluster.isPrimary && config.databaseUrl !== null) await ensureMigrated(config);
+  if (cluster.isPrimary && config.workers > 1) {
+    await runWorkers(config.workers, (url) => {
+      process.stdout.write(`backscroll is serving ${url} (PostgreSQL, ${config.workers} worker processes)\n`);
+    });
+    return;
+  }
   const logger = createLogger(config.logLevel);
   const handle = await open(config);
-  if (handle.kind === 'pglite') {
-    await applyMigrations(handle);
-  } else {
-    const status = await migrationStatus(handle);
-    if (status.behind) {
-      await handle.close();
-      fail(
-        `the database has ${status.applied} of ${status.shipped} migrations applied. ` +
-          'Run `npx backscroll migrate` first, then start the server again.',
-      );
-    }
-  }
+  if (handle.kind === 'pglite') await applyMigrations(handle);
   const secret = secretOf(config);
   const devToken = config.production ? null : await signToken(secret, 'dev', DEV_TOKEN_TTL_SECONDS);
   const server = await startServer(
@@ -76,9 +75,13 @@ async function serve(): Promise<void> {
     },
     config.port,
   );
-  const where = handle.kind === 'pglite' ? `PGlite in ${resolve(config.dataDir)}` : 'PostgreSQL';
-  process.stdout.write(`backscroll is serving ${server.url} (${where})\n`);
-  if (devToken) {
+  if (cluster.isWorker) {
+    reportListening(server.url);
+  } else {
+    const where = handle.kind === 'pglite' ? `PGlite in ${resolve(config.dataDir)}` : 'PostgreSQL';
+    process.stdout.write(`backscroll is serving ${server.url} (${where})\n`);
+  }
+  if (devToken && cluster.isPrimary) {
     process.stdout.write(
       `\nDevelopment token for user "dev" (valid 30 days; \`npx backscroll token <userId>\` makes others):\n` +
         `Authorization: Bearer ${devToken}\n\nOpen ${server.url} in a browser for Apollo Sandbox.\n`,
@@ -92,6 +95,19 @@ async function serve(): Promise<void> {
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/** Refuses to go on (exit 1) when PostgreSQL is behind the shipped migrations. */
+async function ensureMigrated(config: Config): Promise<void> {
+  const handle = await open(config);
+  const status = await migrationStatus(handle);
+  await handle.close();
+  if (status.behind) {
+    fail(
+      `the database has ${status.applied} of ${status.shipped} migrations applied. ` +
+        'Run `npx backscroll migrate` first, then start the server again.',
+    );
+  }
 }
 
 async function migrate(): Promise<void> {

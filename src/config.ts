@@ -20,8 +20,10 @@ export interface Config {
   landingPage: boolean;
   /** How long a sender may revoke their own message. */
   revokeWindowSeconds: number;
-  /** Connections in the postgres.js pool. */
+  /** Connections in the postgres.js pool (per worker process). */
   poolSize: number;
+  /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
+  workers: number;
   logLevel: string;
 }
 
@@ -68,8 +70,12 @@ export function readConfig(env: Env): ConfigResult {
     landingPage: flag('BACKSCROLL_LANDING_PAGE', !production),
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
     logLevel: logLevel(env.LOG_LEVEL, problems),
   };
+  if (config.workers > 1 && config.databaseUrl === null) {
+    problems.push('BACKSCROLL_WORKERS above 1 needs DATABASE_URL: embedded PGlite serves one process.');
+  }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config };
 }
 

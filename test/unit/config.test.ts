@@ -14,6 +14,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   landingPage: true,
   revokeWindowSeconds: 120,
   poolSize: 10,
+  workers: 1,
   logLevel: 'info',
 };
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET_32 };
@@ -195,5 +196,20 @@ describe('Configuration: flags', () => {
     expect(values.map((BACKSCROLL_LANDING_PAGE) => readConfig({ BACKSCROLL_LANDING_PAGE }))).toEqual(
       values.map((value) => refused(['BACKSCROLL_LANDING_PAGE', `"${value}"`])),
     );
+  });
+});
+
+describe('Configuration: worker processes', () => {
+  it('runs several workers on PostgreSQL', () => {
+    const result = readConfig({ BACKSCROLL_WORKERS: '2', DATABASE_URL: 'postgres://localhost/db' });
+    expect(result.ok && result.config.workers).toBe(2);
+  });
+
+  it('refuses several workers on embedded PGlite, which serves one process', () => {
+    expect(readConfig({ BACKSCROLL_WORKERS: '2' }).ok).toBe(false);
+  });
+
+  it.each(['0', '65', 'two'])('refuses BACKSCROLL_WORKERS=%s', (value) => {
+    expect(readConfig({ BACKSCROLL_WORKERS: value, DATABASE_URL: 'postgres://localhost/db' }).ok).toBe(false);
   });
 });
