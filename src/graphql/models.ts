@@ -5,7 +5,18 @@
 import type { PageSlice } from '../history/pageSlice.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
-export type ConversationModel = ConversationRow;
+/**
+ * A conversation as the viewer sees it, or only its id when the request
+ * asks for nothing but its pages: the page statement checks membership
+ * itself, so reading the row first would be a wasted statement.
+ * Resolvers read the row through `conversationRow`.
+ */
+export type ConversationModel = ConversationRow | ConversationRef;
+export interface ConversationRef {
+  id: string;
+  /** Membership not checked yet; every field that reads past `id` must check it. */
+  unchecked: true;
+}
 export type MessageModel = MessageRow;
 /** An edge is its message row; the cursor is derived from it. */
 export type EdgeModel = MessageRow;

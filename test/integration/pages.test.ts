@@ -72,18 +72,48 @@ describe.each(backends)('Pages through messages (%s)', (backend) => {
     expect(seqsOf((await page({ last: 5 })).data.conversation.messages.edges)).toEqual([246, 247, 248, 249, 250]);
   });
 
-  it('runs the same number of SQL statements and one body batch whatever the page size', async () => {
+  it('runs 2 SQL statements and one body batch whatever the page size: the page (with membership) and the bodies', async () => {
     const counts: number[] = [];
     for (const size of [1, 20, 100]) {
       const response = await page({ last: size });
       expect(response.data.conversation.messages.edges).toHaveLength(size);
       counts.push(response.stats.statements);
-      expect(response.stats.batches).toEqual([
-        { loader: 'conversation', size: 1 },
-        { loader: 'body', size },
-      ]);
+      expect(response.stats.batches).toEqual([{ loader: 'body', size }]);
     }
-    expect(counts).toEqual([3, 3, 3]);
+    expect(counts).toEqual([2, 2, 2]);
+  });
+
+  it("runs 3 statements when the conversation's own fields are asked for too", async () => {
+    const response = await alice.gql(
+      `query ($id: ID!) { conversation(id: $id) { title maxSeq messages(last: 50) { edges { node { seq content { __typename } } } } } }`,
+      { id: conv.id },
+    );
+    expect(response.data.conversation).toMatchObject({ title: 'test group', maxSeq: 250 });
+    expect(response.stats.statements).toBe(3);
+    expect(response.stats.batches).toEqual([
+      { loader: 'conversation', size: 1 },
+      { loader: 'body', size: 50 },
+    ]);
+  });
+
+  it('checks membership in the page statement when only pages are asked for', async () => {
+    const carol = await harness.client('carol');
+    const response = await carol.gql(`query ($id: ID!) { conversation(id: $id) { id messages(last: 5) { edges { cursor } } } }`, {
+      id: conv.id,
+    });
+    expect(codes(response)).toEqual(['NOT_FOUND']);
+    expect(response.data).toEqual({ conversation: null });
+    expect(response.stats.statements).toBe(1);
+  });
+
+  it('does not skip the membership check when a directive could drop the page from the selection', async () => {
+    const carol = await harness.client('carol');
+    const response = await carol.gql(
+      `query ($id: ID!, $withPage: Boolean!) { conversation(id: $id) { id messages(last: 5) @include(if: $withPage) { edges { cursor } } } }`,
+      { id: conv.id, withPage: false },
+    );
+    expect(codes(response)).toEqual(['NOT_FOUND']);
+    expect(response.data).toEqual({ conversation: null });
   });
 
   it.each([

@@ -7,7 +7,9 @@ import { scanAround, scanPage } from '../../store/pages.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
-import { messageKeyOf } from './lookups.ts';
+import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
+import type { RequestContext } from '../context.ts';
+import type { ConversationModel } from '../models.ts';
 
 /** A cursor argument as a seq, or `BAD_USER_INPUT` naming the argument. */
 function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: string | null | undefined): number | null {
@@ -18,14 +20,16 @@ function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: str
   throw badUserInput(`Argument \`${argumentName}\` ${why}: got ${echo(cursor)}. Use a cursor from this conversation's pages.`, argumentName);
 }
 
-const gone = () => notFound('The conversation is no longer readable.');
+const gone = (convId: string) => conversationNotFound(conversationGlobalId(convId));
+const row = (conversation: ConversationModel, context: RequestContext) => conversationRow(viewerOf(context).loaders, conversation);
 
 export const Conversation: ConversationResolvers = {
   id: (conversation) => conversationGlobalId(conversation.id),
-  kind: (conversation) => (conversation.kind === 'direct' ? 'DIRECT' : 'GROUP'),
-  title: (conversation) => conversation.title,
-  maxSeq: (conversation) => conversation.maxSeq,
-  readSeq: (conversation) => conversation.readSeq,
+  kind: async (conversation, _args, context) =>
+    (await row(conversation, context)).kind === 'direct' ? 'DIRECT' : 'GROUP',
+  title: async (conversation, _args, context) => (await row(conversation, context)).title,
+  maxSeq: async (conversation, _args, context) => (await row(conversation, context)).maxSeq,
+  readSeq: async (conversation, _args, context) => (await row(conversation, context)).readSeq,
 
   messages: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
@@ -37,7 +41,7 @@ export const Conversation: ConversationResolvers = {
     });
     if (!result.ok) throw badUserInput(result.problem.message, result.problem.argumentName);
     const scanned = await scanPage(context.db, viewerId, conversation.id, result.window);
-    if (scanned === null) throw gone();
+    if (scanned === null) throw gone(conversation.id);
     return {
       convId: conversation.id,
       slice: slicePage(result.window, scanned.scanned, scanned.behindExists),
@@ -56,7 +60,7 @@ export const Conversation: ConversationResolvers = {
     const notHere = () => notFound(`Message ${echo(args.messageId)} is not a message of this conversation.`);
     if (anchor.convId !== conversation.id) throw notHere();
     const scanned = await scanAround(context.db, viewerId, conversation.id, anchor.seq, before, after);
-    if (scanned === null) throw gone();
+    if (scanned === null) throw gone(conversation.id);
     // A seq never allocated is not a message of this conversation.
     if (anchor.seq > scanned.latestSeq) throw notHere();
     return {

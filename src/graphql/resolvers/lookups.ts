@@ -3,17 +3,31 @@
  * answers `NOT_FOUND` the same way for "no such thing" and "not yours", and
  * for ids that are malformed or of another type.
  */
-import { decodeConversationId, decodeMessageId } from '../../history/globalId.ts';
+import { conversationGlobalId, decodeConversationId, decodeMessageId } from '../../history/globalId.ts';
 import type { MessageKey } from '../../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../../store/rows.ts';
 import { echo, notFound } from '../errors.ts';
 import type { Loaders } from '../loaders.ts';
+import type { ConversationModel } from '../models.ts';
+
+/** The one answer for a conversation the viewer cannot read, whatever the reason. */
+export function conversationNotFound(id: string) {
+  return notFound(`No conversation with id ${echo(id)} that you are a member of.`);
+}
 
 /** The conversation named by a conversation id, if the viewer is a member; else `NOT_FOUND`. */
 export async function readableConversation(loaders: Loaders, id: string): Promise<ConversationRow> {
   const convId = decodeConversationId(id);
   const row = convId === null ? null : await loaders.conversation.load(convId);
-  if (row === null) throw notFound(`No conversation with id ${echo(id)} that you are a member of.`);
+  if (row === null) throw conversationNotFound(id);
+  return row;
+}
+
+/** The row behind a conversation model, checking membership if it was not checked yet. */
+export async function conversationRow(loaders: Loaders, model: ConversationModel): Promise<ConversationRow> {
+  if (!('unchecked' in model)) return model;
+  const row = await loaders.conversation.load(model.id);
+  if (row === null) throw conversationNotFound(conversationGlobalId(model.id));
   return row;
 }
 

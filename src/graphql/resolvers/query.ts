@@ -1,5 +1,6 @@
 /** The `Query` root and the `Node` interface. */
-import { decodeGlobalId } from '../../history/globalId.ts';
+import { decodeConversationId, decodeGlobalId } from '../../history/globalId.ts';
+import { selectedFieldNames } from '../selection.ts';
 import { viewerOf } from '../context.ts';
 import { echo, notFound } from '../errors.ts';
 import type { NodeResolvers, QueryResolvers } from '../generated/resolvers.ts';
@@ -7,7 +8,14 @@ import { readableConversation, readableMessage } from './lookups.ts';
 
 export const Query: QueryResolvers = {
   viewer: (_root, _args, context) => ({ id: viewerOf(context).viewerId }),
-  conversation: (_root, { id }, context) => readableConversation(viewerOf(context).loaders, id),
+  conversation: async (_root, { id }, context, info) => {
+    const { loaders } = viewerOf(context);
+    // Only pages asked for: their statement checks membership, so skip the row.
+    const names = selectedFieldNames(info);
+    const convId = decodeConversationId(id);
+    if (convId !== null && names !== null && asksOnlyForPages(names)) return { id: convId, unchecked: true };
+    return readableConversation(loaders, id);
+  },
   message: (_root, { id }, context) => readableMessage(viewerOf(context).loaders, id),
   node: async (_root, { id }, context) => {
     const { loaders } = viewerOf(context);
@@ -25,11 +33,18 @@ export const Query: QueryResolvers = {
   },
 };
 
+const PAGE_FIELDS = new Set(['messages', 'messagesAround', 'id', '__typename']);
+
+/** Whether a Conversation selection reads pages and nothing that needs the row first. */
+function asksOnlyForPages(names: Set<string>): boolean {
+  return (names.has('messages') || names.has('messagesAround')) && [...names].every((name) => PAGE_FIELDS.has(name));
+}
+
 export const Node: NodeResolvers = {
   // Models carry no type tag; each has a field the others lack.
   __resolveType: (model) => {
     if ('senderId' in model) return 'Message';
-    if ('kind' in model) return 'Conversation';
+    if ('kind' in model || 'unchecked' in model) return 'Conversation';
     return 'User';
   },
 };
