@@ -17,7 +17,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/auth/tokens.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { migrationStatus } from '../../src/db/migrate.ts';
-import { createScratchDatabase } from '../helpers/database.ts';
+import { backends, createScratchDatabase } from '../helpers/database.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'cli-test-secret-that-is-at-least-32-characters';
@@ -45,6 +45,7 @@ const CONFIG_VARIABLES = [
   'REVOKE_WINDOW_SECONDS',
   'DATABASE_POOL_SIZE',
   'LOG_LEVEL',
+  'BACKSCROLL_WORKERS',
 ];
 
 function environment(settings: Record<string, string>): NodeJS.ProcessEnv {
@@ -313,7 +314,11 @@ describe('The backscroll command', () => {
   });
 });
 
-describe.runIf(Boolean(process.env.DATABASE_URL))('The backscroll command on PostgreSQL', () => {
+// Only when DATABASE_URL names a server to make scratch databases on (CI always sets it),
+// the same way the other files add their PostgreSQL runs.
+const describeOnPostgres = backends.includes('postgres') ? describe : () => undefined;
+
+describeOnPostgres('The backscroll command on PostgreSQL', () => {
   const scratches: { url: string; drop(): Promise<void> }[] = [];
   const scratchDatabase = async () => {
     const scratch = await createScratchDatabase();
@@ -356,6 +361,20 @@ describe.runIf(Boolean(process.env.DATABASE_URL))('The backscroll command on Pos
     const created = await gql(url, CREATE_GROUP, { token: devToken! });
     expect(created.codes).toEqual([]);
     await stop(cli);
+  });
+
+  it('runs several worker processes on one port with BACKSCROLL_WORKERS, and stops them all on SIGTERM', { timeout: 180_000 }, async () => {
+    const scratch = await scratchDatabase();
+    const settings = { DATABASE_URL: scratch.url, BACKSCROLL_DATA_DIR: await temporaryDir() };
+    expect((await runCli(['migrate'], settings)).code).toBe(0);
+    const production = { ...settings, NODE_ENV: 'production', JWT_SECRET: SECRET, BACKSCROLL_WORKERS: '2', PORT: await freePort() };
+    const { cli, url } = await startServe(production, { production: true });
+    expect(cli.stdout).toMatch(/2 worker processes/);
+    const token = await signToken(SECRET, 'alice', 600);
+    for (let i = 0; i < 4; i++) {
+      expect(await gql(url, VIEWER, { token })).toEqual({ status: 200, data: { viewer: { id: 'alice' } }, codes: [] });
+    }
+    expect(await stop(cli)).toMatchObject({ code: 0, signal: null });
   });
 
   it('in production, turns introspection and the Sandbox page off and prints no dev token', { timeout: 180_000 }, async () => {
