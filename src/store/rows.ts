@@ -48,11 +48,7 @@ export interface ConversationRow {
   clearSeq: number;
 }
 
-/** A unique-constraint violation, from either driver, wrapped by drizzle or not. */
+/** A unique-constraint violation, as either driver reports it (SQLSTATE 23505). */
 export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error || (e && typeof e === 'object'); e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-    if (!(e as { cause?: unknown }).cause) break;
-  }
-  return false;
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
