@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
+import { type IExecutableSchemaDefinition, makeExecutableSchema } from '@graphql-tools/schema';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
@@ -16,6 +17,7 @@ import type { SqlClient } from './db/runner.ts';
 import { createContext, type RequestContext, type RequestStats } from './graphql/context.ts';
 import { createFormatError } from './graphql/formatError.ts';
 import { requireAuthentication } from './graphql/requireAuthentication.ts';
+import { jitGateway } from './graphql/jitGateway.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
 import type { Logger } from './log.ts';
@@ -57,9 +59,9 @@ export async function startServer(options: ServerOptions, port: number): Promise
         footer: false,
       })
     : ApolloServerPluginLandingPageDisabled();
+  const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as IExecutableSchemaDefinition['resolvers'] });
   const apollo = new ApolloServer<RequestContext>({
-    typeDefs,
-    resolvers,
+    gateway: jitGateway(schema),
     introspection: config.introspection,
     includeStacktraceInErrorResponses: false,
     // The CLI owns shutdown: it stops the server, then closes the database, then exits.
