@@ -29,10 +29,13 @@ function dateTimeFrom(value: unknown): string {
   });
 }
 
-/** Times are formatted by PostgreSQL as ISO strings; serializing passes them through. */
+/**
+ * Times are formatted by PostgreSQL as ISO strings (`isoTime` in the store),
+ * so serializing passes strings through unchecked: it runs once per edge.
+ */
 export const DateTimeScalar = new GraphQLScalarType<string, string>({
   name: 'DateTime',
-  serialize: (value) => (value instanceof Date ? value.toISOString() : dateTimeFrom(value)),
+  serialize: (value) => (typeof value === 'string' ? value : value instanceof Date ? value.toISOString() : dateTimeFrom(value)),
   parseValue: (value) => dateTimeFrom(value),
   parseLiteral: (ast) => {
     if (ast.kind !== Kind.STRING) {
