@@ -6,13 +6,16 @@
  *   node --import tsx bench/loadRaw.ts <scenario> <connections> <seconds>
  */
 import postgres from 'postgres';
+import { socketFromUrl } from '../src/db/client.ts';
 import type { LoadResult } from './loadResult.ts';
 import { quantile } from './loadResult.ts';
 import { PAGE_SIZE, type PageScenario, pageRequest, type SendScenario, sendRequest } from './scenarios.ts';
 
 const [scenario, connectionsText, secondsText] = process.argv.slice(2) as [string, string, string];
 const connections = Number(connectionsText);
-const sql = postgres(process.env.DATABASE_URL!, { max: connections, onnotice: () => {} });
+// The same connection the server makes (a `?host=/socket/dir` URL means a Unix socket).
+const { url, socketPath } = socketFromUrl(process.env.DATABASE_URL!);
+const sql = postgres(url, { max: connections, onnotice: () => {}, ...(socketPath ? { path: socketPath } : {}) });
 
 const COLUMNS = 'm.seq, m.sender_id, m.created_at, m.revoked_at, m.revoked_by, b.text';
 const FROM = 'messages m left join message_bodies b on b.conv_id = m.conv_id and b.seq = m.seq';
