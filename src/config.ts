@@ -24,6 +24,8 @@ export interface Config {
   poolSize: number;
   /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
   workers: number;
+  /** What one operation may ask for; see src/graphql/queryLimits.ts. */
+  queryLimits: { nodes: number; depth: number; aliases: number; tokens: number; directives: number };
   logLevel: string;
 }
 
@@ -71,6 +73,13 @@ export function readConfig(env: Env): ConfigResult {
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
+    queryLimits: {
+      nodes: integer('MAX_QUERY_NODES', 10_000, 1, 10_000_000),
+      depth: integer('MAX_QUERY_DEPTH', 12, 1, 1000),
+      aliases: integer('MAX_QUERY_ALIASES', 15, 0, 10_000),
+      tokens: integer('MAX_QUERY_TOKENS', 2000, 10, 1_000_000),
+      directives: integer('MAX_QUERY_DIRECTIVES', 50, 0, 10_000),
+    },
     logLevel: logLevel(env.LOG_LEVEL, problems),
   };
   if (config.workers > 1 && config.databaseUrl === null) {

@@ -18,6 +18,7 @@ import { createContext, type RequestContext, type RequestStats } from './graphql
 import { createFormatError } from './graphql/formatError.ts';
 import { requireAuthentication } from './graphql/requireAuthentication.ts';
 import { jitGateway } from './graphql/jitGateway.ts';
+import { queryLimits } from './graphql/queryLimits.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
 import type { Logger } from './log.ts';
@@ -59,6 +60,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
         footer: false,
       })
     : ApolloServerPluginLandingPageDisabled();
+  const limits = queryLimits(config);
   const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as IExecutableSchemaDefinition['resolvers'] });
   const apollo = new ApolloServer<RequestContext>({
     gateway: jitGateway(schema),
@@ -70,7 +72,15 @@ export async function startServer(options: ServerOptions, port: number): Promise
     formatError: createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL request')),
     // Cache hints are not used (history is per-viewer and private), and the
     // plugin wraps every field resolver: off.
-    plugins: [requireAuthentication, landingPage, ApolloServerPluginCacheControlDisabled(), ApolloServerPluginDrainHttpServer({ httpServer })],
+    validationRules: limits.validationRules,
+    parseOptions: limits.parseOptions,
+    plugins: [
+      requireAuthentication,
+      ...limits.plugins,
+      landingPage,
+      ApolloServerPluginCacheControlDisabled(),
+      ApolloServerPluginDrainHttpServer({ httpServer }),
+    ],
   });
   await apollo.start();
   const handler = createGraphQLHandler({

@@ -17,6 +17,7 @@ const CLIENT_CODES = new Set([
   'OPERATION_RESOLUTION_FAILURE',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
+  'QUERY_TOO_COMPLEX',
 ]);
 
 /** Makes Apollo's `formatError`, logging unexpected errors with `log`. */

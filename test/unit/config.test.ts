@@ -15,6 +15,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   revokeWindowSeconds: 120,
   poolSize: 10,
   workers: 1,
+  queryLimits: { nodes: 10_000, depth: 12, aliases: 15, tokens: 2000, directives: 50 },
   logLevel: 'info',
 };
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET_32 };
