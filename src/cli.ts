@@ -72,6 +72,10 @@ async function serve(): Promise<void> {
       jwtSecret: secret,
       logger,
       sandbox: devToken ? { token: devToken, document: SANDBOX_DOCUMENT } : undefined,
+      readiness: async () => {
+        const status = await migrationStatus(handle);
+        return status.behind ? `the database has ${status.applied} of ${status.shipped} migrations; run \`backscroll migrate\`` : null;
+      },
     },
     config.port,
   );

@@ -21,6 +21,8 @@ import { jitGateway } from './graphql/jitGateway.ts';
 import { queryLimits } from './graphql/queryLimits.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
+import { answerProbe, isProbe, type ReadinessCheck } from './http/healthHandler.ts';
+import { requestLog } from './graphql/requestLog.ts';
 import type { Logger } from './log.ts';
 
 const typeDefs = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
@@ -37,6 +39,8 @@ export interface ServerOptions {
   logger: Logger;
   /** Development only: a token and an operation to preload in Apollo Sandbox. */
   sandbox?: { token: string; document: string };
+  /** Why the server cannot serve yet (database down, migrations behind), or null; answers `/readyz`. */
+  readiness?: ReadinessCheck;
   /** Called after each GraphQL request with what it did (tests, metrics). */
   onRequestStats?(stats: RequestStats, req: IncomingMessage): void;
 }
@@ -76,6 +80,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     parseOptions: limits.parseOptions,
     plugins: [
       requireAuthentication,
+      requestLog(logger),
       ...limits.plugins,
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
@@ -92,7 +97,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
   });
-  httpServer.on('request', (req, res) => void handler(req, res));
+  const readiness = options.readiness ?? (async () => null);
+  httpServer.on('request', (req, res) => void (isProbe(req.url) ? answerProbe(req, res, readiness) : handler(req, res)));
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, () => resolve());

@@ -8,7 +8,8 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { type Config, readConfig } from '../../src/config.ts';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import type { RequestStats } from '../../src/graphql/context.ts';
-import { createLogger } from '../../src/log.ts';
+import type { ReadinessCheck } from '../../src/http/healthHandler.ts';
+import { createLogger, type Logger } from '../../src/log.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { type Backend, openTestDatabase } from './database.ts';
 
@@ -43,8 +44,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** What a test may put in place of the defaults. */
+export interface HarnessOptions {
+  logger?: Logger;
+  readiness?: ReadinessCheck;
+}
+
 /** Starts a server on `backend` with a fresh database; `env` overrides configuration. */
-export async function startHarness(backend: Backend, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(backend: Backend, env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const database = await openTestDatabase(backend);
   const result = readConfig({ JWT_SECRET: TEST_SECRET, PORT: '0', ...env });
   if (!result.ok) throw new Error(result.problems.join(' '));
@@ -53,7 +60,13 @@ export async function startHarness(backend: Backend, env: Record<string, string>
   const statsByRequest = new Map<string, RequestStats>();
   let nextRequestId = 0;
   const server = await startServer(
-    { config, client: database.client, jwtSecret: TEST_SECRET, logger: createLogger('silent'), onRequestStats: (stats, req) => {
+    {
+      config,
+      client: database.client,
+      jwtSecret: TEST_SECRET,
+      logger: options.logger ?? createLogger('silent'),
+      readiness: options.readiness,
+      onRequestStats: (stats, req) => {
         const id = req.headers['x-test-request-id'];
         if (typeof id === 'string') statsByRequest.set(id, stats);
       },
