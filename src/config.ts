@@ -24,6 +24,8 @@ export interface Config {
   poolSize: number;
   /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
   workers: number;
+  /** Token buckets per user and mutation; see src/graphql/rateLimits.ts. */
+  rateLimits: { send: { perSecond: number; burst: number }; otherMutations: { perSecond: number; burst: number } };
   /** What one operation may ask for; see src/graphql/queryLimits.ts. */
   queryLimits: { nodes: number; depth: number; aliases: number; tokens: number; directives: number };
   logLevel: string;
@@ -73,6 +75,13 @@ export function readConfig(env: Env): ConfigResult {
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
+    rateLimits: {
+      send: { perSecond: integer('RATE_LIMIT_SEND_PER_SECOND', 20, 1, 100_000), burst: integer('RATE_LIMIT_SEND_BURST', 40, 1, 100_000) },
+      otherMutations: {
+        perSecond: integer('RATE_LIMIT_MUTATIONS_PER_SECOND', 10, 1, 100_000),
+        burst: integer('RATE_LIMIT_MUTATIONS_BURST', 20, 1, 100_000),
+      },
+    },
     queryLimits: {
       nodes: integer('MAX_QUERY_NODES', 10_000, 1, 10_000_000),
       depth: integer('MAX_QUERY_DEPTH', 12, 1, 1000),

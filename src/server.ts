@@ -19,6 +19,7 @@ import { createFormatError } from './graphql/formatError.ts';
 import { requireAuthentication } from './graphql/requireAuthentication.ts';
 import { jitGateway } from './graphql/jitGateway.ts';
 import { queryLimits } from './graphql/queryLimits.ts';
+import { rateLimits } from './graphql/rateLimits.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
 import { answerProbe, isProbe, type ReadinessCheck } from './http/healthHandler.ts';
@@ -81,6 +82,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     plugins: [
       requireAuthentication,
       requestLog(logger),
+      rateLimits(config),
       ...limits.plugins,
       landingPage,
       ApolloServerPluginCacheControlDisabled(),

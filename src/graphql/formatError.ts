@@ -18,6 +18,7 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'QUERY_TOO_COMPLEX',
+  'RATE_LIMITED',
 ]);
 
 /** Makes Apollo's `formatError`, logging unexpected errors with `log`. */

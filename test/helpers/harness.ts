@@ -15,6 +15,14 @@ import { type Backend, openTestDatabase } from './database.ts';
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-characters-long';
 
+/** Tests send in bursts on purpose; rate limits are tested with their own settings (rateLimits.test.ts). */
+const UNLIMITED_RATES = {
+  RATE_LIMIT_SEND_PER_SECOND: '100000',
+  RATE_LIMIT_SEND_BURST: '100000',
+  RATE_LIMIT_MUTATIONS_PER_SECOND: '100000',
+  RATE_LIMIT_MUTATIONS_BURST: '100000',
+};
+
 /** What one GraphQL request answered, with what it cost. */
 export interface GraphQLResponse<Data = any> {
   status: number;
@@ -53,7 +61,7 @@ export interface HarnessOptions {
 /** Starts a server on `backend` with a fresh database; `env` overrides configuration. */
 export async function startHarness(backend: Backend, env: Record<string, string> = {}, options: HarnessOptions = {}): Promise<Harness> {
   const database = await openTestDatabase(backend);
-  const result = readConfig({ JWT_SECRET: TEST_SECRET, PORT: '0', ...env });
+  const result = readConfig({ JWT_SECRET: TEST_SECRET, PORT: '0', ...UNLIMITED_RATES, ...env });
   if (!result.ok) throw new Error(result.problems.join(' '));
   const config = result.config;
   // Stats arrive keyed by a per-request header, so concurrent requests never mix them up.
