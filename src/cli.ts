@@ -45,7 +45,7 @@ function secretOf(config: Config): string {
 function open(config: Config): Promise<DatabaseHandle> {
   return openDatabase(
     config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.poolSize }
+      ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.poolSize, statementTimeoutMs: config.statementTimeoutMs }
       : { kind: 'pglite', dataDir: resolve(config.dataDir, 'pglite') },
   );
 }

@@ -22,6 +22,8 @@ export interface Config {
   revokeWindowSeconds: number;
   /** Connections in the postgres.js pool (per worker process). */
   poolSize: number;
+  /** PostgreSQL's statement_timeout for the server's connections, in milliseconds. */
+  statementTimeoutMs: number;
   /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
   workers: number;
   /** Token buckets per user and mutation; see src/graphql/rateLimits.ts. */
@@ -75,6 +77,7 @@ export function readConfig(env: Env): ConfigResult {
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
+    statementTimeoutMs: integer('STATEMENT_TIMEOUT_MS', 5000, 10, 3_600_000),
     rateLimits: {
       send: { perSecond: integer('RATE_LIMIT_SEND_PER_SECOND', 20, 1, 100_000), burst: integer('RATE_LIMIT_SEND_BURST', 40, 1, 100_000) },
       otherMutations: {

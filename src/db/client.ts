@@ -16,7 +16,7 @@ export type Database = PgDatabase<PgQueryResultHKT>;
 
 /** Where the data lives: a PostgreSQL URL, an embedded data folder, or memory (tests). */
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number }
   | { kind: 'pglite'; dataDir: string }
   /** In memory; `snapshot` (from PGlite's `dumpDataDir`) skips initdb, which takes seconds. */
   | { kind: 'pglite-memory'; snapshot?: Blob };
@@ -42,7 +42,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     const client = postgres(url, {
       max: target.poolSize ?? 10,
       onnotice: () => {},
-      connection: { TimeZone: 'UTC' },
+      // A statement past the timeout is cancelled and frees its connection;
+      // an unreachable database fails a request within seconds, not minutes.
+      connection: { TimeZone: 'UTC', ...(target.statementTimeoutMs ? { statement_timeout: target.statementTimeoutMs } : {}) },
+      connect_timeout: 5,
       ...(socketPath ? { path: socketPath } : {}),
     });
     const db = drizzlePostgres(client);

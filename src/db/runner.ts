@@ -10,6 +10,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
+import { classifyDatabaseError } from './errors.ts';
 
 /** What one scope (usually a request) has sent so far. */
 export interface StatementTally {
@@ -46,11 +47,19 @@ function postgresRunner(sql: postgres.Sql | postgres.TransactionSql, count: (tex
     async rows<Row>(query: SQL) {
       const { sql: text, params } = dialect.sqlToQuery(query);
       count(text);
-      return (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as Row[];
+      try {
+        return (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as Row[];
+      } catch (error) {
+        throw classifyDatabaseError(error);
+      }
     },
     async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {
       if (!('begin' in sql)) throw new Error('Transactions do not nest; run the work in the enclosing one.');
-      return (await sql.begin((tx) => work(postgresRunner(tx, count)))) as T;
+      try {
+        return (await sql.begin((tx) => work(postgresRunner(tx, count)))) as T;
+      } catch (error) {
+        throw classifyDatabaseError(error);
+      }
     },
   };
 }

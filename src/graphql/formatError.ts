@@ -5,6 +5,7 @@
  */
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { DatabaseTimeoutError, DatabaseUnavailableError } from '../db/errors.ts';
 
 const CLIENT_CODES = new Set([
   'BAD_USER_INPUT',
@@ -21,6 +22,17 @@ const CLIENT_CODES = new Set([
   'RATE_LIMITED',
 ]);
 
+/** The client's view of a database failure that is not our bug, or null. */
+function databaseFailure(error: unknown): { code: string; message: string } | null {
+  if (error instanceof DatabaseTimeoutError) {
+    return { code: 'TIMEOUT', message: 'The database took too long to answer this request; try again or ask for less.' };
+  }
+  if (error instanceof DatabaseUnavailableError) {
+    return { code: 'SERVICE_UNAVAILABLE', message: 'The database cannot be reached right now; try again shortly.' };
+  }
+  return null;
+}
+
 /** Makes Apollo's `formatError`, logging unexpected errors with `log`. */
 export function createFormatError(log: (error: unknown) => void) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
@@ -29,7 +41,10 @@ export function createFormatError(log: (error: unknown) => void) {
       const { stacktrace: _dropped, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
     }
-    log(unwrapResolverError(error));
+    const original = unwrapResolverError(error);
+    const database = databaseFailure(original);
+    if (database) return { message: database.message, locations: formatted.locations, path: formatted.path, extensions: { code: database.code } };
+    log(original);
     return {
       message: 'Something went wrong on the server; it has been logged.',
       locations: formatted.locations,

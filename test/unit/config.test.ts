@@ -15,6 +15,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   revokeWindowSeconds: 120,
   poolSize: 10,
   workers: 1,
+  statementTimeoutMs: 5000,
   rateLimits: { send: { perSecond: 20, burst: 40 }, otherMutations: { perSecond: 10, burst: 20 } },
   queryLimits: { nodes: 10_000, depth: 12, aliases: 15, tokens: 2000, directives: 50 },
   logLevel: 'info',
