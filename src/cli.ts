@@ -38,8 +38,10 @@ function loadConfig(): Config {
   return result.config;
 }
 
-function secretOf(config: Config): string {
-  return config.jwtSecret ?? developmentSecret(config.dataDir);
+/** The HS256 secret: JWT_SECRET, else in development the data folder's own; null in production without one (key set only). */
+function secretOf(config: Config): string | null {
+  if (config.jwtSecret !== null) return config.jwtSecret;
+  return config.production ? null : developmentSecret(config.dataDir);
 }
 
 function open(config: Config): Promise<DatabaseHandle> {
@@ -64,7 +66,7 @@ async function serve(): Promise<void> {
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);
   const secret = secretOf(config);
-  const devToken = config.production ? null : await signToken(secret, 'dev', DEV_TOKEN_TTL_SECONDS);
+  const devToken = config.production || secret === null ? null : await signToken(secret, 'dev', DEV_TOKEN_TTL_SECONDS);
   const server = await startServer(
     {
       config,
@@ -146,7 +148,9 @@ async function token(args: string[]): Promise<void> {
     ttl = Number(ttlText);
     if (flag !== '--ttl' || !Number.isInteger(ttl) || ttl < 1) fail(`--ttl takes a whole number of seconds.\n${USAGE}`);
   }
-  process.stdout.write(`${await signToken(secretOf(loadConfig()), userId, ttl)}\n`);
+  const secret = secretOf(loadConfig());
+  if (secret === null) fail('token signs with JWT_SECRET; this configuration has none (tokens come from JWT_JWKS_URL).');
+  process.stdout.write(`${await signToken(secret, userId, ttl)}\n`);
 }
 
 const [command = 'serve', ...rest] = process.argv.slice(2);

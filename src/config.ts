@@ -11,6 +11,11 @@ export interface Config {
   production: boolean;
   /** HS256 secret; null in development, where a per-data-folder secret is used. */
   jwtSecret: string | null;
+  /** An identity provider's key set for RS256/ES256 tokens. */
+  jwtJwksUrl: string | null;
+  /** Required `iss` and `aud` claims, when set. */
+  jwtIssuer: string | null;
+  jwtAudience: string | null;
   /** PostgreSQL URL; null means embedded PGlite in `dataDir`. */
   databaseUrl: string | null;
   dataDir: string;
@@ -60,8 +65,10 @@ export function readConfig(env: Env): ConfigResult {
     return fallback;
   };
   const jwtSecret = env.JWT_SECRET && env.JWT_SECRET.length > 0 ? env.JWT_SECRET : null;
-  if (production && jwtSecret === null) {
-    problems.push('JWT_SECRET must be set when NODE_ENV=production (an HS256 secret of at least 32 characters).');
+  const jwtJwksUrl = env.JWT_JWKS_URL && env.JWT_JWKS_URL.length > 0 ? env.JWT_JWKS_URL : null;
+  if (jwtJwksUrl !== null && !/^https?:\/\/\S+$/.test(jwtJwksUrl)) problems.push(`JWT_JWKS_URL must be an http(s) URL, got "${jwtJwksUrl}".`);
+  if (production && jwtSecret === null && jwtJwksUrl === null) {
+    problems.push('JWT_SECRET (an HS256 secret of at least 32 characters) or JWT_JWKS_URL must be set when NODE_ENV=production.');
   }
   if (jwtSecret !== null && jwtSecret.length < 32) {
     problems.push('JWT_SECRET must be at least 32 characters long.');
@@ -70,6 +77,9 @@ export function readConfig(env: Env): ConfigResult {
     port: integer('PORT', 4000, 0, 65535),
     production,
     jwtSecret,
+    jwtJwksUrl,
+    jwtIssuer: env.JWT_ISSUER || null,
+    jwtAudience: env.JWT_AUDIENCE || null,
     databaseUrl: env.DATABASE_URL && env.DATABASE_URL.length > 0 ? env.DATABASE_URL : null,
     dataDir: env.BACKSCROLL_DATA_DIR && env.BACKSCROLL_DATA_DIR.length > 0 ? env.BACKSCROLL_DATA_DIR : '.backscroll',
     introspection: flag('BACKSCROLL_INTROSPECTION', !production),

@@ -35,8 +35,8 @@ export interface ServerOptions {
   config: Config;
   /** The database client; each request gets its own counting runner over it. */
   client: SqlClient;
-  /** The HS256 secret tokens are verified with. */
-  jwtSecret: string;
+  /** The HS256 secret tokens are verified with; null to accept only JWT_JWKS_URL tokens. */
+  jwtSecret: string | null;
   logger: Logger;
   /** Development only: a token and an operation to preload in Apollo Sandbox. */
   sandbox?: { token: string; document: string };
@@ -94,7 +94,12 @@ export async function startServer(options: ServerOptions, port: number): Promise
     apollo,
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
-    authenticate: createTokenVerifier(options.jwtSecret),
+    authenticate: createTokenVerifier({
+      secret: options.jwtSecret,
+      jwksUrl: config.jwtJwksUrl,
+      issuer: config.jwtIssuer,
+      audience: config.jwtAudience,
+    }),
     makeContext: (auth, stats) => createContext(client, config, auth, stats),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),

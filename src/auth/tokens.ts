@@ -1,8 +1,10 @@
 /**
- * Bearer tokens: HS256 JWTs whose `sub` is the user id. Verification pins the
- * algorithm (so `alg: none` and key-confusion tokens fail) and requires `exp`.
+ * Bearer tokens: JWTs whose `sub` is the user id, HS256 with our secret or
+ * RS256/ES256 from an identity provider's key set (`JWT_JWKS_URL`).
+ * Verification pins the algorithms (so `alg: none` and key-confusion tokens
+ * fail), requires `exp`, and checks `iss`/`aud` when configured.
  */
-import { SignJWT, jwtVerify } from 'jose';
+import { createRemoteJWKSet, type JWTHeaderParameters, type JWTVerifyGetKey, SignJWT, jwtVerify } from 'jose';
 import { isValidUserId, MAX_USER_ID_LENGTH } from '../history/userId.ts';
 import { VerifiedTokenCache } from './verifiedTokenCache.ts';
 
@@ -16,13 +18,36 @@ const ALGORITHM = 'HS256';
 
 const CACHED_TOKENS = 10_000;
 
+const KEY_SET_ALGORITHMS = ['RS256', 'ES256'];
+
+/** Which tokens to accept. */
+export interface TokenRules {
+  /** HS256 secret; null to accept only key-set tokens. */
+  secret: string | null;
+  /** An identity provider's JSON Web Key Set, for RS256 and ES256 tokens. */
+  jwksUrl?: string | null;
+  /** Required `iss` and `aud`, when set. */
+  issuer?: string | null;
+  audience?: string | null;
+}
+
 /**
- * Makes a verifier for `Authorization` header values, bound to one secret.
+ * Makes a verifier for `Authorization` header values under `rules`.
  * Tokens that verified are cached until their `exp` (see VerifiedTokenCache).
  */
-export function createTokenVerifier(secret: string, now: () => number = Date.now): (header: string | undefined) => Promise<Authentication> {
+export function createTokenVerifier(
+  rules: TokenRules | string,
+  now: () => number = Date.now,
+): (header: string | undefined) => Promise<Authentication> {
+  const { secret, jwksUrl, issuer, audience } = typeof rules === 'string' ? { secret: rules } : rules;
   // Imported once: handing jose the raw bytes imports the key again on every verification (about 2x the cost).
-  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const hmacKey =
+    secret === null ? null : crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const keySet = jwksUrl ? createRemoteJWKSet(new URL(jwksUrl)) : null;
+  const algorithms = [...(hmacKey ? [ALGORITHM] : []), ...(keySet ? KEY_SET_ALGORITHMS : [])];
+  // The header's alg picks the key; an alg outside `algorithms` never gets this far.
+  const key: JWTVerifyGetKey = async (header: JWTHeaderParameters, token) =>
+    header.alg === ALGORITHM ? (await hmacKey)! : keySet!(header, token);
   const cache = new VerifiedTokenCache(CACHED_TOKENS);
   return async (header) => {
     if (header === undefined || header === '') return { kind: 'anonymous' };
@@ -32,10 +57,12 @@ export function createTokenVerifier(secret: string, now: () => number = Date.now
     const cached = cache.get(token, now());
     if (cached !== undefined) return { kind: 'user', userId: cached.userId };
     try {
-      const { payload } = await jwtVerify(token, await key, {
-        algorithms: [ALGORITHM],
+      const { payload } = await jwtVerify(token, key, {
+        algorithms,
         requiredClaims: ['exp', 'sub'],
         currentDate: new Date(now()),
+        ...(issuer ? { issuer } : {}),
+        ...(audience ? { audience } : {}),
       });
       if (typeof payload.sub !== 'string' || !isValidUserId(payload.sub)) {
         return { kind: 'invalid', reason: `The token's \`sub\` claim must be a user id of 1 to ${MAX_USER_ID_LENGTH} characters.` };

@@ -8,6 +8,9 @@ const DEVELOPMENT_DEFAULTS: Config = {
   port: 4000,
   production: false,
   jwtSecret: null,
+  jwtJwksUrl: null,
+  jwtIssuer: null,
+  jwtAudience: null,
   databaseUrl: null,
   dataDir: '.backscroll',
   introspection: true,
@@ -214,5 +217,20 @@ describe('Configuration: worker processes', () => {
 
   it.each(['0', '65', 'two'])('refuses BACKSCROLL_WORKERS=%s', (value) => {
     expect(readConfig({ BACKSCROLL_WORKERS: value, DATABASE_URL: 'postgres://localhost/db' }).ok).toBe(false);
+  });
+});
+
+describe('Configuration: identity provider tokens', () => {
+  it('serves production with only a key set URL, and reads iss and aud', () => {
+    const result = readConfig({ NODE_ENV: 'production', JWT_JWKS_URL: 'https://id.example.com/jwks.json', JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'backscroll' });
+    expect(result.ok && [result.config.jwtJwksUrl, result.config.jwtIssuer, result.config.jwtAudience]).toEqual([
+      'https://id.example.com/jwks.json',
+      'https://id.example.com',
+      'backscroll',
+    ]);
+  });
+
+  it('refuses a key set URL that is not http(s)', () => {
+    expect(readConfig({ JWT_JWKS_URL: 'file:///etc/keys' }).ok).toBe(false);
   });
 });

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenVerifier, signToken } from '../../src/auth/tokens.ts';
 
 const SECRET = 'unit-test-secret-that-is-at-least-32-chars';
@@ -26,6 +29,59 @@ describe('Token verifier', () => {
     expect([(await verify(undefined)).kind, (await verify('')).kind, (await verify('Basic abc')).kind]).toEqual([
       'anonymous',
       'anonymous',
+      'invalid',
+    ]);
+  });
+});
+
+describe('Token verifier: issuer, audience and an identity provider key set', () => {
+  let jwksServer: Server;
+  let jwksUrl: string;
+  let providerKey: CryptoKey;
+  let strangerKey: CryptoKey;
+
+  beforeAll(async () => {
+    const provider = await generateKeyPair('RS256', { extractable: true });
+    const stranger = await generateKeyPair('ES256');
+    providerKey = provider.privateKey;
+    strangerKey = stranger.privateKey;
+    const jwk = { ...(await exportJWK(provider.publicKey)), kid: 'provider-1', alg: 'RS256', use: 'sig' };
+    jwksServer = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
+    jwksUrl = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/.well-known/jwks.json`;
+  });
+  afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
+
+  const providerToken = (key: CryptoKey, alg: string, claims: Record<string, unknown> = {}) =>
+    new SignJWT(claims).setProtectedHeader({ alg, kid: 'provider-1' }).setSubject('alice').setExpirationTime('1h').sign(key);
+
+  it('accepts an RS256 token signed by the key set, and still HS256 tokens signed with the secret', async () => {
+    const verify = createTokenVerifier({ secret: SECRET, jwksUrl });
+    expect(await verify(`Bearer ${await providerToken(providerKey, 'RS256')}`)).toEqual({ kind: 'user', userId: 'alice' });
+    expect(await verify(`Bearer ${await signToken(SECRET, 'bob', 60)}`)).toEqual({ kind: 'user', userId: 'bob' });
+  });
+
+  it('refuses a token signed by a key outside the set', async () => {
+    const verify = createTokenVerifier({ secret: null, jwksUrl });
+    expect((await verify(`Bearer ${await providerToken(strangerKey, 'ES256')}`)).kind).toBe('invalid');
+  });
+
+  it('refuses HS256 tokens when only a key set is configured', async () => {
+    const verify = createTokenVerifier({ secret: null, jwksUrl });
+    expect((await verify(`Bearer ${await signToken(SECRET, 'bob', 60)}`)).kind).toBe('invalid');
+  });
+
+  it('requires the configured iss and aud', async () => {
+    const verify = createTokenVerifier({ secret: null, jwksUrl, issuer: 'https://id.example.com', audience: 'backscroll' });
+    const good = await providerToken(providerKey, 'RS256', { iss: 'https://id.example.com', aud: 'backscroll' });
+    const wrongIssuer = await providerToken(providerKey, 'RS256', { iss: 'https://evil.example.com', aud: 'backscroll' });
+    const noAudience = await providerToken(providerKey, 'RS256', { iss: 'https://id.example.com' });
+    expect([(await verify(`Bearer ${good}`)).kind, (await verify(`Bearer ${wrongIssuer}`)).kind, (await verify(`Bearer ${noAudience}`)).kind]).toEqual([
+      'user',
+      'invalid',
       'invalid',
     ]);
   });
