@@ -1,0 +1,108 @@
+/**
+ * Every root field that can reach conversation data, tried by a non-member
+ * and by an anonymous caller: nothing but NOT_FOUND (or UNAUTHENTICATED),
+ * no content, no existence signal, nothing changed. The list of fields comes
+ * from schema.graphql, so a new field without a case here fails the suite.
+ */
+import { readFileSync } from 'node:fs';
+import { buildSchema } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends } from '../helpers/database.ts';
+import { type Client, codes, type Harness, startHarness } from '../helpers/harness.ts';
+import { createGroup, send } from '../helpers/operations.ts';
+
+const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+const rootFields = [
+  ...Object.keys(schema.getQueryType()!.getFields()).map((f) => `Query.${f}`),
+  ...Object.keys(schema.getMutationType()!.getFields()).map((f) => `Mutation.${f}`),
+];
+
+/** Root fields that never reach another user's conversation data, and why. */
+const EXEMPT: Record<string, string> = {
+  'Query.viewer': 'answers only the caller their own id',
+  'Mutation.createConversation': 'creates a new conversation owned by the caller',
+  'Mutation.openDirectConversation': "opens the caller's own direct conversation",
+};
+
+/** The secret things a non-member must never see, and the ids to probe with. */
+interface Target {
+  conversationId: string;
+  messageId: string;
+  secretText: string;
+  title: string;
+}
+
+/** For each root field, operations that aim it at `target`. */
+const CASES: Record<string, (t: Target) => { query: string; variables: Record<string, unknown> }[]> = {
+  'Query.conversation': (t) => [
+    { query: 'query ($id: ID!) { conversation(id: $id) { id title maxSeq readSeq } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { messages(last: 5) { edges { node { content { ... on TextContent { text } } } } latestSeq } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!, $m: ID!) { conversation(id: $id) { messagesAround(messageId: $m) { edges { node { seq } } anchorFound } } }', variables: { id: t.conversationId, m: t.messageId } },
+  ],
+  'Query.message': (t) => [
+    { query: 'query ($id: ID!) { message(id: $id) { seq content { ... on TextContent { text } } conversation { title } } }', variables: { id: t.messageId } },
+  ],
+  'Query.node': (t) => [
+    { query: 'query ($id: ID!) { node(id: $id) { id ... on Conversation { title } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { node(id: $id) { id ... on Message { content { ... on TextContent { text } } } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.sendMessage': (t) => [
+    { query: 'mutation ($id: ID!) { sendMessage(input: { conversationId: $id, clientMsgId: "intruder", text: "hi" }) { message { seq } } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.revokeMessage': (t) => [
+    { query: 'mutation ($id: ID!) { revokeMessage(input: { messageId: $id }) { message { seq } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.deleteMessagesForMe': (t) => [
+    { query: 'mutation ($id: ID!) { deleteMessagesForMe(input: { messageIds: [$id] }) { deletedCount } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.clearHistory': (t) => [
+    { query: 'mutation ($id: ID!) { clearHistory(input: { conversationId: $id }) { clearedThroughSeq } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.markRead': (t) => [
+    { query: 'mutation ($id: ID!) { markRead(input: { conversationId: $id, seq: 1 }) { conversation { readSeq } } }', variables: { id: t.conversationId } },
+  ],
+};
+
+describe('The authorization matrix covers the schema', () => {
+  it('has a case or a stated exemption for every root field', () => {
+    const uncovered = rootFields.filter((field) => !(field in CASES) && !(field in EXEMPT));
+    expect(uncovered).toEqual([]);
+  });
+});
+
+describe.each(backends)('Authorization matrix (%s)', (backend) => {
+  let harness: Harness;
+  let alice: Client;
+  let carol: Client;
+  let target: Target;
+  const STATE = `query ($id: ID!) { conversation(id: $id) { maxSeq readSeq messages(last: 10) { edges { node { seq content { __typename ... on TextContent { text } } } } } } }`;
+
+  beforeAll(async () => {
+    harness = await startHarness(backend);
+    alice = await harness.client('alice');
+    carol = await harness.client('carol');
+    const group = await createGroup(alice, ['bob'], 'the secret project');
+    const message = await send(alice, group.id, 'the launch code is 0451');
+    target = { conversationId: group.id, messageId: message.id, secretText: 'the launch code is 0451', title: 'the secret project' };
+  });
+  afterAll(() => harness.close());
+
+  it.each(Object.keys(CASES))('%s answers a non-member NOT_FOUND and nothing else, changing nothing', async (field) => {
+    const before = await alice.gql(STATE, { id: target.conversationId });
+    for (const { query, variables } of CASES[field]!(target)) {
+      const response = await carol.gql(query, variables);
+      expect({ field, query, codes: codes(response) }).toEqual({ field, query, codes: ['NOT_FOUND'] });
+      expect(response.text).not.toContain(target.secretText);
+      expect(response.text).not.toContain(target.title);
+    }
+    expect((await alice.gql(STATE, { id: target.conversationId })).data).toEqual(before.data);
+  });
+
+  it.each(Object.keys(CASES))('%s answers an anonymous caller UNAUTHENTICATED', async (field) => {
+    for (const { query, variables } of CASES[field]!(target)) {
+      const response = await harness.post(JSON.stringify({ query, variables }));
+      expect(codes(response)).toEqual(['UNAUTHENTICATED']);
+      expect(response.text).not.toContain(target.secretText);
+    }
+  });
+});
