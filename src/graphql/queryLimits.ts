@@ -26,8 +26,10 @@ export function queryLimits(config: Config): {
     maxDirectives: { n: limits.directives },
     // Our cost rule below replaces Armor's generic one.
     costLimit: { enabled: false },
-    // "Did you mean ...?" reveals the schema; keep it in development only.
-    blockFieldSuggestion: { enabled: config.production },
+    // Off: it rewrites error messages in place, which throws on the errors
+    // graphql-jit returns. Apollo's hideSchemaDetailsFromClientErrors (set in
+    // server.ts for production) removes "Did you mean ...?" instead.
+    blockFieldSuggestion: { enabled: false },
   });
   const protection = armor.protect();
   return {

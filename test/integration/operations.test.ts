@@ -51,3 +51,28 @@ describe.each(backends)('Operations: probes and request logs (%s)', (backend) =>
     expect(text).not.toContain(alice.token);
   });
 });
+
+describe.each(backends)('In production mode (%s)', (backend) => {
+  let harness: Harness;
+  let alice: Client;
+
+  beforeAll(async () => {
+    harness = await startHarness(backend, { NODE_ENV: 'production' });
+    alice = await harness.client('alice');
+  });
+  afterAll(() => harness.close());
+
+  it('answers resolver errors with their codes (not as internal errors)', async () => {
+    const response = await alice.gql(MESSAGES, { id: 'no-such-conversation', last: 5 });
+    expect(response.errors?.map((e) => e.extensions)).toEqual([{ code: 'NOT_FOUND' }]);
+    const conv = await createGroup(alice, ['bob']);
+    const bad = await alice.gql(MESSAGES, { id: conv.id, last: 500 });
+    expect(bad.errors?.map((e) => e.extensions)).toEqual([{ code: 'BAD_USER_INPUT', argumentName: 'last' }]);
+  });
+
+  it('does not suggest field names that reveal the schema', async () => {
+    const response = await alice.gql('{ viewer { idd } }');
+    expect(response.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(response.text).not.toMatch(/Did you mean/);
+  });
+});
