@@ -22,6 +22,20 @@ const CLIENT_CODES = new Set([
   'RATE_LIMITED',
 ]);
 
+/**
+ * The error a resolver threw, under every wrapper: Apollo wraps graphql-jit's
+ * error objects, which wrap the resolver's error in turn.
+ */
+function rootCause(error: unknown): unknown {
+  let cause = unwrapResolverError(error);
+  for (let depth = 0; depth < 5; depth++) {
+    const inner = typeof cause === 'object' && cause !== null ? (cause as { originalError?: unknown }).originalError : undefined;
+    if (inner === undefined || inner === null) break;
+    cause = inner;
+  }
+  return cause;
+}
+
 /** The client's view of a database failure that is not our bug, or null. */
 function databaseFailure(error: unknown): { code: string; message: string } | null {
   if (error instanceof DatabaseTimeoutError) {
@@ -41,7 +55,7 @@ export function createFormatError(log: (error: unknown) => void) {
       const { stacktrace: _dropped, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
     }
-    const original = unwrapResolverError(error);
+    const original = rootCause(error);
     const database = databaseFailure(original);
     if (database) return { message: database.message, locations: formatted.locations, path: formatted.path, extensions: { code: database.code } };
     log(original);

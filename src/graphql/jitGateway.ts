@@ -32,6 +32,7 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     if (result.data === undefined && result.errors) {
       return { errors: result.errors.map(asBadUserInput) };
     }
+    if (result.errors) return { ...result, errors: result.errors.map(withExtensions) };
     return result;
   };
   return {
@@ -52,4 +53,15 @@ function asBadUserInput(error: GraphQLError): GraphQLError {
     originalError: error.originalError,
     extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
   });
+}
+
+/**
+ * graphql-jit leaves `extensions` undefined on errors whose cause is not a
+ * GraphQLError (a database failure, a bug); Apollo reads `extensions.code`
+ * and would fail on them, answering a bare "Internal server error". Rebuild
+ * those as ordinary GraphQLErrors that keep the cause.
+ */
+function withExtensions(error: GraphQLError): GraphQLError {
+  if (error.extensions) return error;
+  return new GraphQLError(error.message, { path: error.path, originalError: error.originalError ?? error });
 }
