@@ -15,6 +15,11 @@ export function conversationNotFound(id: string) {
   return notFound(`No conversation with id ${echo(id)} that you are a member of.`);
 }
 
+/** The one answer for a message the viewer cannot read, whatever the reason. */
+export function messageNotFound(id: string, consequence = '') {
+  return notFound(`No message with id ${echo(id)} that you can read${consequence}.`);
+}
+
 /** The conversation named by a conversation id, if the viewer is a member; else `NOT_FOUND`. */
 export async function readableConversation(loaders: Loaders, id: string): Promise<ConversationRow> {
   const convId = decodeConversationId(id);
@@ -34,20 +39,19 @@ export async function conversationRow(loaders: Loaders, model: ConversationModel
 /** The key inside a message id, or `NOT_FOUND` when `id` is not a message id. */
 export function messageKeyOf(id: string): MessageKey {
   const key = decodeMessageId(id);
-  if (key === null) throw notFound(`No message with id ${echo(id)} that you can read.`);
+  if (key === null) throw messageNotFound(id);
   return key;
 }
 
 /** The message named by `id` as the viewer sees it; `NOT_FOUND` when they cannot see it. */
 export async function readableMessage(loaders: Loaders, id: string): Promise<MessageRow> {
   const row = await loaders.message.load(messageKeyOf(id));
-  if (row === null) throw notFound(`No message with id ${echo(id)} that you can read.`);
+  if (row === null) throw messageNotFound(id);
   return row;
 }
 
 /** Reloads a conversation after a write in this request changed it. */
 export async function freshConversation(loaders: Loaders, convId: string): Promise<ConversationRow> {
-  const row = await loaders.conversation.clear(convId).load(convId);
-  if (row === null) throw notFound('The conversation is no longer readable.');
-  return row;
+  loaders.conversation.clear(convId);
+  return conversationRow(loaders, { id: convId, unchecked: true });
 }

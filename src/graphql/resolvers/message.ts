@@ -2,6 +2,7 @@
 import { messageGlobalId } from '../../history/globalId.ts';
 import { viewerOf } from '../context.ts';
 import { notFound } from '../errors.ts';
+import { conversationRow } from './lookups.ts';
 import type { MessageContentResolvers, MessageResolvers, RevokedContentResolvers } from '../generated/resolvers.ts';
 
 export const Message: MessageResolvers = {
@@ -9,11 +10,7 @@ export const Message: MessageResolvers = {
   seq: (message) => message.seq,
   sender: (message) => ({ id: message.senderId }),
   createdAt: (message) => message.createdAt,
-  conversation: async (message, _args, context) => {
-    const row = await viewerOf(context).loaders.conversation.load(message.convId);
-    if (row === null) throw notFound('The conversation is no longer readable.');
-    return row;
-  },
+  conversation: (message, _args, context) => conversationRow(viewerOf(context).loaders, { id: message.convId, unchecked: true }),
   content: async (message, _args, context) => {
     if (message.revokedAt !== null) {
       return { __typename: 'RevokedContent', revokedAt: message.revokedAt, revokedBy: message.revokedBy ?? '' };

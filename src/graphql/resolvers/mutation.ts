@@ -12,9 +12,9 @@ import { hideMessages } from '../../store/hides.ts';
 import { revokeMessage } from '../../store/revokes.ts';
 import { sendMessage } from '../../store/sends.ts';
 import { viewerOf } from '../context.ts';
-import { badUserInput, echo, forbidden, notFound } from '../errors.ts';
+import { badUserInput, echo, forbidden } from '../errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
-import { freshConversation, messageKeyOf } from './lookups.ts';
+import { conversationNotFound, freshConversation, messageKeyOf, messageNotFound } from './lookups.ts';
 
 const MAX_TITLE = 200;
 const MAX_MEMBERS = 1000;
@@ -24,7 +24,7 @@ const MAX_HIDE_IDS = 100;
 /** The conversation uuid in an argument; `NOT_FOUND` for anything that is not a conversation id. */
 function conversationUuid(id: string): string {
   const convId = decodeConversationId(id);
-  if (convId === null) throw notFound(`No conversation with id ${echo(id)} that you are a member of.`);
+  if (convId === null) throw conversationNotFound(id);
   return convId;
 }
 
@@ -76,7 +76,7 @@ export const Mutation: MutationResolvers = {
     if (problem !== null) throw badUserInput(problem, 'text');
     const outcome = await sendMessage(context.db, viewerId, convId, input.clientMsgId, input.text);
     if (outcome.kind === 'not-member') {
-      throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+      throw conversationNotFound(input.conversationId);
     }
     if (outcome.kind === 'stored') {
       // The text was just written: answer it without reading it back.
@@ -94,7 +94,7 @@ export const Mutation: MutationResolvers = {
       case 'already-revoked':
         return { message: outcome.message };
       case 'not-found':
-        throw notFound(`No message with id ${echo(input.messageId)} that you can read.`);
+        throw messageNotFound(input.messageId);
       case 'forbidden':
         throw forbidden(
           outcome.reason === 'window-passed'
@@ -116,7 +116,7 @@ export const Mutation: MutationResolvers = {
     const outcome = await hideMessages(context.db, viewerId, [...keys.values()]);
     if (outcome.kind === 'not-found') {
       const id = messageGlobalId(outcome.key.convId, outcome.key.seq);
-      throw notFound(`No message with id ${echo(id)} that you can read; nothing was deleted.`);
+      throw messageNotFound(id, '; nothing was deleted');
     }
     return { deletedCount: outcome.newlyHidden };
   },
@@ -126,7 +126,7 @@ export const Mutation: MutationResolvers = {
     const convId = conversationUuid(input.conversationId);
     const clearedThroughSeq = await clearHistory(context.db, viewerId, convId);
     if (clearedThroughSeq === null) {
-      throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+      throw conversationNotFound(input.conversationId);
     }
     return { conversation: await freshConversation(loaders, convId), clearedThroughSeq };
   },
@@ -136,7 +136,7 @@ export const Mutation: MutationResolvers = {
     const convId = conversationUuid(input.conversationId);
     const outcome = await markRead(context.db, viewerId, convId, input.seq);
     if (outcome.kind === 'not-member') {
-      throw notFound(`No conversation with id ${echo(input.conversationId)} that you are a member of.`);
+      throw conversationNotFound(input.conversationId);
     }
     if (outcome.kind === 'beyond-max') {
       throw badUserInput(`Argument \`seq\` must be at most the conversation's maxSeq ${outcome.maxSeq}, got ${input.seq}.`, 'seq');
