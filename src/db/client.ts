@@ -32,6 +32,11 @@ export interface DatabaseHandle {
 }
 
 const INT8_OID = 20;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5000;
+/** Time for a (re)connect on top of the statement timeout before a request gives up on the database. */
+const CONNECT_ALLOWANCE_MS = 1000;
+/** Seconds between reconnect attempts while the database is down; postgres.js grows its own backoff to 20 s. */
+const reconnectBackoff = (retries: number): number => Math.min(0.05 * 2 ** retries, 0.25);
 /** int8 (seqs, counts) as JS numbers: seqs stay far below 2^53. */
 const parseInt8 = (value: string): number => Number(value);
 
@@ -39,13 +44,15 @@ const parseInt8 = (value: string): number => Number(value);
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if (target.kind === 'postgres') {
     const { url, socketPath } = socketFromUrl(target.url);
+    const statementTimeoutMs = target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     const client = postgres(url, {
       max: target.poolSize ?? 10,
       onnotice: () => {},
       // A statement past the timeout is cancelled and frees its connection;
       // an unreachable database fails a request within seconds, not minutes.
-      connection: { TimeZone: 'UTC', ...(target.statementTimeoutMs ? { statement_timeout: target.statementTimeoutMs } : {}) },
+      connection: { TimeZone: 'UTC', statement_timeout: statementTimeoutMs },
       connect_timeout: 5,
+      backoff: reconnectBackoff,
       ...(socketPath ? { path: socketPath } : {}),
     });
     const db = drizzlePostgres(client);
@@ -53,7 +60,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     client.options.parsers[INT8_OID] = parseInt8;
     return {
       db: db as unknown as Database,
-      client: { kind: 'postgres', sql: client },
+      client: { kind: 'postgres', sql: client, deadlineMs: statementTimeoutMs + CONNECT_ALLOWANCE_MS },
       kind: 'postgres',
       close: () => client.end({ timeout: 5 }),
     };

@@ -10,6 +10,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type postgres from 'postgres';
+import { withDeadline } from './deadline.ts';
 import { classifyDatabaseError } from './errors.ts';
 
 /** What one scope (usually a request) has sent so far. */
@@ -28,7 +29,10 @@ export interface SqlRunner {
 }
 
 /** The driver-level client a runner sends through. */
-export type SqlClient = { kind: 'postgres'; sql: postgres.Sql } | { kind: 'pglite'; pglite: PGlite };
+export type SqlClient =
+  /** `deadlineMs`: the longest a statement (or a transaction) may keep a request waiting; see deadline.ts. */
+  | { kind: 'postgres'; sql: postgres.Sql; deadlineMs: number }
+  | { kind: 'pglite'; pglite: PGlite };
 
 const dialect = new PgDialect();
 
@@ -38,17 +42,18 @@ export function createRunner(client: SqlClient, tally: StatementTally = { statem
     tally.statements += 1;
     tally.texts.push(text);
   };
-  if (client.kind === 'postgres') return postgresRunner(client.sql, count);
+  if (client.kind === 'postgres') return postgresRunner(client.sql, client.deadlineMs, count);
   return pgliteRunner(client.pglite, count);
 }
 
-function postgresRunner(sql: postgres.Sql | postgres.TransactionSql, count: (text: string) => void): SqlRunner {
+function postgresRunner(sql: postgres.Sql | postgres.TransactionSql, deadlineMs: number, count: (text: string) => void): SqlRunner {
   return {
     async rows<Row>(query: SQL) {
       const { sql: text, params } = dialect.sqlToQuery(query);
       count(text);
+      const pending = sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
       try {
-        return (await sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true })) as unknown as Row[];
+        return (await withDeadline(pending, deadlineMs, () => void pending.cancel())) as unknown as Row[];
       } catch (error) {
         throw classifyDatabaseError(error);
       }
@@ -56,7 +61,11 @@ function postgresRunner(sql: postgres.Sql | postgres.TransactionSql, count: (tex
     async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {
       if (!('begin' in sql)) throw new Error('Transactions do not nest; run the work in the enclosing one.');
       try {
-        return (await sql.begin((tx) => work(postgresRunner(tx, count)))) as T;
+        // A transaction cannot be withdrawn once begun; if it commits after
+        // the deadline answered, the client's retry with the same
+        // clientMsgId finds it (sends are idempotent).
+        const pending = sql.begin((tx) => work(postgresRunner(tx, deadlineMs, count)));
+        return (await withDeadline(pending, deadlineMs, () => undefined)) as T;
       } catch (error) {
         throw classifyDatabaseError(error);
       }
