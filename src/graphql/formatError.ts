@@ -47,6 +47,21 @@ function databaseFailure(error: unknown): { code: string; message: string } | nu
   return null;
 }
 
+/**
+ * Whether Apollo refused the request itself with a 4xx status but no code
+ * (a persisted-query hash that does not match the query, or an unsupported
+ * persisted-query version): the client's mistake, which must not be logged
+ * and answered as our own failure.
+ */
+function codelessRequestError(error: unknown): boolean {
+  // Read by shape, not `instanceof GraphQLError`: under vitest our modules get
+  // graphql's .mjs build and Apollo its .js build, two different classes.
+  const extensions = typeof error === 'object' && error !== null ? (error as { extensions?: Record<string, unknown> }).extensions : undefined;
+  if (extensions === undefined || extensions === null || extensions.code !== undefined) return false;
+  const status = (extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
 /** Makes Apollo's `formatError`, logging unexpected errors with `log`. */
 export function createFormatError(log: (error: unknown) => void) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
@@ -55,6 +70,7 @@ export function createFormatError(log: (error: unknown) => void) {
       const { stacktrace: _dropped, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions };
     }
+    if (codelessRequestError(error)) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
     const original = rootCause(error);
     const database = databaseFailure(original);
     if (database) return { message: database.message, locations: formatted.locations, path: formatted.path, extensions: { code: database.code } };

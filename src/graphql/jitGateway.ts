@@ -17,11 +17,19 @@ const MAX_COMPILED = 1000;
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
   const compiled = new Map<string, CompiledQuery>();
   const executor: GatewayExecutor = async (request) => {
-    const key = `${request.queryHash}:${request.operationName ?? ''}`;
+    // The name the client sent: Apollo's `request.operationName` is the name it
+    // resolved, null when none matched, and graphql-jit would then run the
+    // document's only operation after every plugin (cost, rate limits) had
+    // skipped it for want of an operation.
+    const operationName = request.request.operationName ?? undefined;
+    const key = `${request.queryHash}:${operationName ?? ''}`;
     let query = compiled.get(key);
     if (query === undefined) {
-      const result = compileQuery(request.schema, request.document, request.operationName ?? undefined);
-      if (!isCompiledQuery(result)) return result;
+      const result = compileQuery(request.schema, request.document, operationName);
+      // With no operation resolved, Apollo answers OPERATION_RESOLUTION_FAILURE
+      // from the first error; otherwise the schema cannot run this kind of
+      // operation (a subscription), which graphql-js 16 does not validate.
+      if (!isCompiledQuery(result)) return request.operation ? { errors: (result.errors ?? []).map(asValidationFailure) } : result;
       query = result;
       if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
       compiled.set(key, query);
@@ -45,6 +53,10 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     },
     async stop() {},
   };
+}
+
+function asValidationFailure(error: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
 }
 
 function asBadUserInput(error: GraphQLError): GraphQLError {
