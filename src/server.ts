@@ -103,6 +103,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     makeContext: (auth, stats) => createContext(client, config, auth, stats),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
+    onRefused: (refusal) => logger.info(refusal, 'http request refused'),
   });
   const readiness = options.readiness ?? (async () => null);
   httpServer.on('request', (req, res) => void (isProbe(req.url) ? answerProbe(req, res, readiness) : handler(req, res)));

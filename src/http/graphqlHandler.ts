@@ -19,6 +19,12 @@ export interface GraphQLHandlerOptions {
   /** Called after each GraphQL request with what it did (tests, metrics). */
   onRequestStats?(stats: RequestStats, req: IncomingMessage): void;
   onError(error: unknown): void;
+  /**
+   * Called for a request refused before it became a GraphQL request (bad
+   * JSON, a body over the limit, a wrong method or content type): those never
+   * reach the request log plugin, so the handler reports them, as one line.
+   */
+  onRefused?(refusal: { method: string; status: number; code: string }): void;
 }
 
 const CORS_HEADERS: Record<string, string> = {
@@ -34,16 +40,29 @@ function sendJsonError(res: ServerResponse, status: number, code: string, messag
   res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
 }
 
+/** The first error code of an Apollo response body (its HTTP-level refusals carry one too). */
+function firstCode(body: string): string {
+  try {
+    return (JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code ?? 'BAD_REQUEST';
+  } catch {
+    return 'BAD_REQUEST';
+  }
+}
+
 /** Makes the request listener for the GraphQL endpoint. */
 export function createGraphQLHandler(options: GraphQLHandlerOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const refuse = (status: number, code: string, message: string) => {
+      sendJsonError(res, status, code, message);
+      options.onRefused?.({ method, status, code });
+    };
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname !== options.path) {
-        sendJsonError(res, 404, 'NOT_FOUND', `Nothing here: the GraphQL endpoint is ${options.path}.`);
+        refuse(404, 'NOT_FOUND', `Nothing here: the GraphQL endpoint is ${options.path}.`);
         return;
       }
-      const method = (req.method ?? 'GET').toUpperCase();
       if (method === 'OPTIONS') {
         res.writeHead(204, CORS_HEADERS);
         res.end();
@@ -53,7 +72,7 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
       if (method === 'POST') {
         const read = await readBody(req, options.maxBodyBytes);
         if (!read.ok) {
-          sendJsonError(res, 413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes} bytes.`);
+          refuse(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes} bytes.`);
           return;
         }
         const contentType = req.headers['content-type'] ?? '';
@@ -61,7 +80,7 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
           try {
             body = JSON.parse(read.text);
           } catch {
-            sendJsonError(res, 400, 'BAD_REQUEST', 'The request body is not valid JSON.');
+            refuse(400, 'BAD_REQUEST', 'The request body is not valid JSON.');
             return;
           }
         } else {
@@ -74,12 +93,21 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
       }
       const stats: RequestStats = { statements: 0, texts: [], batches: [] };
       const auth = await options.authenticate(req.headers.authorization);
+      // Apollo makes the context only for a well-formed GraphQL request, whose
+      // line the request log plugin writes.
+      let becameGraphQLRequest = false;
       const response = await options.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method, headers, search: url.search, body },
-        context: async () => options.makeContext(auth, stats),
+        context: async () => {
+          becameGraphQLRequest = true;
+          return options.makeContext(auth, stats);
+        },
       });
       options.onRequestStats?.(stats, req);
       res.statusCode = response.status ?? 200;
+      if (!becameGraphQLRequest && res.statusCode >= 400 && response.body.kind === 'complete') {
+        options.onRefused?.({ method, status: res.statusCode, code: firstCode(response.body.string) });
+      }
       for (const [key, value] of response.headers) res.setHeader(key, value);
       for (const [key, value] of Object.entries(CORS_HEADERS)) res.setHeader(key, value);
       if (response.body.kind === 'complete') {

@@ -50,6 +50,19 @@ describe.each(backends)('Operations: probes and request logs (%s)', (backend) =>
     expect(text).not.toContain('a very private sentence');
     expect(text).not.toContain(alice.token);
   });
+
+  it('logs a request refused before it is GraphQL (bad JSON, wrong content type, too large) as one line with its status and code, no stack', async () => {
+    lines.length = 0;
+    await harness.post('{"query": ', { authorization: `Bearer ${alice.token}` });
+    await harness.post('query { viewer { id } }', { 'content-type': 'text/plain' });
+    await harness.post(JSON.stringify({ query: `{ viewer { id } } #${'x'.repeat(1024 * 1024)}` }));
+    expect(lines.map(({ msg, method, status, code }) => ({ msg, method, status, code }))).toEqual([
+      { msg: 'http request refused', method: 'POST', status: 400, code: 'BAD_REQUEST' },
+      { msg: 'http request refused', method: 'POST', status: 400, code: 'BAD_REQUEST' },
+      { msg: 'http request refused', method: 'POST', status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/stack|\s{4}at /);
+  });
 });
 
 describe.each(backends)('In production mode (%s)', (backend) => {
