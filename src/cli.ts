@@ -81,6 +81,17 @@ async function serve(): Promise<void> {
     },
     config.port,
   );
+  // Before saying "serving": a process manager (or a test) that signals as
+  // soon as it reads that line must find the handlers in place, or the
+  // default action kills the process without closing the database.
+  const shutdown = async (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    await server.stop();
+    await handle.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
   if (cluster.isWorker) {
     reportListening(server.url);
   } else {
@@ -93,14 +104,6 @@ async function serve(): Promise<void> {
         `Authorization: Bearer ${devToken}\n\nOpen ${server.url} in a browser for Apollo Sandbox.\n`,
     );
   }
-  const shutdown = async (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    await server.stop();
-    await handle.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 /** Refuses to go on (exit 1) when PostgreSQL is behind the shipped migrations. */
