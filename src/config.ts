@@ -1,3 +1,5 @@
+import { MAX_RETENTION_DAYS, MAX_RETENTION_MESSAGES, type RetentionPolicy } from './history/retention.ts';
+
 /**
  * The server's configuration, read from the environment in one place. Pure:
  * it takes the environment as an argument and either answers a config or the
@@ -36,6 +38,12 @@ export interface Config {
   /** What one operation may ask for; see src/graphql/queryLimits.ts. */
   queryLimits: { nodes: number; depth: number; aliases: number; tokens: number; directives: number };
   logLevel: string;
+  /** The server's retention limits (RETENTION_DAYS, RETENTION_MAX_MESSAGES); conversations may only shorten them. */
+  retention: RetentionPolicy;
+  /** Run the purge in the server process every this many seconds; null: only `backscroll purge`. */
+  purgeIntervalSeconds: number | null;
+  /** How long change-feed entries are kept before a client must reload. */
+  changeFeedDays: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -55,6 +63,12 @@ export function readConfig(env: Env): ConfigResult {
       return fallback;
     }
     return value;
+  };
+  /** A positive integer up to `max`, or null when unset (no limit). */
+  const optionalInteger = (name: string, max: number): number | null => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return null;
+    return integer(name, 1, 1, max);
   };
   const flag = (name: string, fallback: boolean): boolean => {
     const raw = env[name];
@@ -103,6 +117,12 @@ export function readConfig(env: Env): ConfigResult {
       directives: integer('MAX_QUERY_DIRECTIVES', 50, 0, 10_000),
     },
     logLevel: logLevel(env.LOG_LEVEL, problems),
+    retention: {
+      days: optionalInteger('RETENTION_DAYS', MAX_RETENTION_DAYS),
+      maxMessages: optionalInteger('RETENTION_MAX_MESSAGES', MAX_RETENTION_MESSAGES),
+    },
+    purgeIntervalSeconds: optionalInteger('PURGE_INTERVAL_SECONDS', 7 * 24 * 3600),
+    changeFeedDays: integer('CHANGE_FEED_DAYS', 30, 1, 3650),
   };
   if (config.workers > 1 && config.databaseUrl === null) {
     problems.push('BACKSCROLL_WORKERS above 1 needs DATABASE_URL: embedded PGlite serves one process.');

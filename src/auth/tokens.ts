@@ -10,7 +10,8 @@ import { VerifiedTokenCache } from './verifiedTokenCache.ts';
 
 /** Who a request is from, or why we could not tell. */
 export type Authentication =
-  | { kind: 'user'; userId: string }
+  /** `admin`: the token carries the `admin` role (`roles: ["admin"]` or `role: "admin"`). */
+  | { kind: 'user'; userId: string; admin: boolean }
   | { kind: 'anonymous' }
   | { kind: 'invalid'; reason: string };
 
@@ -55,7 +56,7 @@ export function createTokenVerifier(
     if (!match) return { kind: 'invalid', reason: 'The Authorization header must be `Bearer <token>`.' };
     const token = match[1]!;
     const cached = cache.get(token, now());
-    if (cached !== undefined) return { kind: 'user', userId: cached.userId };
+    if (cached !== undefined) return { kind: 'user', userId: cached.userId, admin: cached.admin };
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms,
@@ -67,8 +68,9 @@ export function createTokenVerifier(
       if (typeof payload.sub !== 'string' || !isValidUserId(payload.sub)) {
         return { kind: 'invalid', reason: `The token's \`sub\` claim must be a user id of 1 to ${MAX_USER_ID_LENGTH} characters.` };
       }
-      cache.set(token, { userId: payload.sub, expiresAtMs: payload.exp! * 1000 });
-      return { kind: 'user', userId: payload.sub };
+      const admin = hasAdminRole(payload);
+      cache.set(token, { userId: payload.sub, admin, expiresAtMs: payload.exp! * 1000 });
+      return { kind: 'user', userId: payload.sub, admin };
     } catch (error) {
       const code = (error as { code?: string }).code;
       const reason = code === 'ERR_JWT_EXPIRED' ? 'The token has expired.' : 'The token is not valid.';
@@ -77,9 +79,14 @@ export function createTokenVerifier(
   };
 }
 
+/** Whether the claims grant the `admin` role: `roles` containing "admin", or `role` equal to it. */
+export function hasAdminRole(payload: Record<string, unknown>): boolean {
+  return (Array.isArray(payload.roles) && payload.roles.includes('admin')) || payload.role === 'admin';
+}
+
 /** Signs a token for `userId` that expires after `ttlSeconds`. */
-export async function signToken(secret: string, userId: string, ttlSeconds: number): Promise<string> {
-  return new SignJWT({})
+export async function signToken(secret: string, userId: string, ttlSeconds: number, claims: Record<string, unknown> = {}): Promise<string> {
+  return new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
     .setSubject(userId)
     .setIssuedAt()

@@ -8,6 +8,7 @@
 /** What a verified token proved. */
 export interface VerifiedToken {
   userId: string;
+  admin: boolean;
   /** The token's `exp`, in milliseconds since the epoch. */
   expiresAtMs: number;
 }

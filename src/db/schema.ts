@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   check,
+  integer,
   index,
   pgTable,
   primaryKey,
@@ -29,7 +30,15 @@ export const conversations = pgTable(
     /** The seq counter: bumped under this row's lock in the send statement. */
     maxSeq: bigint('max_seq', { mode: 'number' }).notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Also the newest message's creation time: sends stamp messages no earlier than it, so creation time follows seq. */
     lastActivityAt: timestamp('last_activity_at', { withTimezone: true }).notNull().defaultNow(),
+    /** The group's own retention limits; null: the server's (see src/history/retention.ts). */
+    retentionDays: integer('retention_days'),
+    retentionMaxMessages: integer('retention_max_messages'),
+    /** The change-feed counter: bumped under this row's lock with each change, so feed order is commit order. */
+    changeSeq: bigint('change_seq', { mode: 'number' }).notNull().default(0),
+    /** Change-feed entries at or below this were pruned; a cursor below it must reload. */
+    changesPrunedThrough: bigint('changes_pruned_through', { mode: 'number' }).notNull().default(0),
   },
   (t) => [check('conversations_kind_check', sql`${t.kind} in ('direct', 'group')`)],
 );
@@ -67,9 +76,13 @@ export const messages = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     revokedBy: text('revoked_by'),
+    /** Set when the sender's data was erased (`eraseUser`): the body is gone, the seq stays. */
+    erasedAt: timestamp('erased_at', { withTimezone: true }),
   },
   (t) => [
     primaryKey({ columns: [t.convId, t.seq] }),
+    // Jump to a date, and the retention cut-off by time: one probe each.
+    index('messages_created_idx').on(t.convId, t.createdAt, t.seq),
     // Idempotent sends: a retry with the same client id finds the first copy.
     uniqueIndex('messages_client_msg_id_idx').on(t.convId, t.senderId, t.clientMsgId),
   ],
@@ -95,4 +108,35 @@ export const messageHides = pgTable(
     hiddenAt: timestamp('hidden_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.convId, t.userId, t.seq] })],
+);
+
+/**
+ * The change feed (`Conversation.changes`): what happened to messages a
+ * client may hold. `user_id` set: only that member sees the entry (hides,
+ * clears). Entries are numbered per conversation by `conversations.change_seq`.
+ */
+export const conversationChanges = pgTable(
+  'conversation_changes',
+  {
+    convId: uuid('conv_id').notNull(),
+    changeSeq: bigint('change_seq', { mode: 'number' }).notNull(),
+    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased'. */
+    kind: text('kind').notNull(),
+    fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
+    toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
+    /** The only member who sees this entry; null: everyone. */
+    userId: text('user_id'),
+    /** 'erased': whose messages. */
+    subjectId: text('subject_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.convId, t.changeSeq] }),
+    check(
+      'conversation_changes_kind_check',
+      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased')`,
+    ),
+    // Pruning old entries.
+    index('conversation_changes_created_idx').on(t.createdAt),
+  ],
 );

@@ -4,6 +4,7 @@
  */
 import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
+import type { RetentionClock } from '../store/sqlFragments.ts';
 import { createRunner, type SqlClient, type SqlRunner, type StatementTally } from '../db/runner.ts';
 import { unauthenticated } from './errors.ts';
 import { createLoaders, type LoaderBatch, type Loaders } from './loaders.ts';
@@ -19,6 +20,8 @@ export interface RequestContext {
   db: SqlRunner;
   config: Config;
   stats: RequestStats;
+  /** The server's retention limits and this request's "now": every read of the request applies the same cut-off. */
+  retention: RetentionClock;
   /** Null when the request is not authenticated; resolvers go through `viewerOf`. */
   loaders: Loaders | null;
 }
@@ -26,16 +29,17 @@ export interface RequestContext {
 /** Builds the context of one request. */
 export function createContext(client: SqlClient, config: Config, auth: Authentication, stats: RequestStats): RequestContext {
   const db = createRunner(client, stats);
-  const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, stats.batches) : null;
-  return { auth, db, config, stats, loaders };
+  const retention: RetentionClock = { server: config.retention, now: new Date() };
+  const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
+  return { auth, db, config, stats, retention, loaders };
 }
 
 /** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */
-export function viewerOf(context: RequestContext): { viewerId: string; loaders: Loaders } {
+export function viewerOf(context: RequestContext): { viewerId: string; admin: boolean; loaders: Loaders } {
   if (context.auth.kind !== 'user' || context.loaders === null) {
     throw unauthenticated(
       context.auth.kind === 'invalid' ? context.auth.reason : 'This operation needs an `Authorization: Bearer <token>` header.',
     );
   }
-  return { viewerId: context.auth.userId, loaders: context.loaders };
+  return { viewerId: context.auth.userId, admin: context.auth.admin, loaders: context.loaders };
 }

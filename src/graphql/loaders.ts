@@ -9,6 +9,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import { findMemberConversations } from '../store/conversations.ts';
 import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
+import type { RetentionClock } from '../store/sqlFragments.ts';
 
 /** One batch a loader ran: which loader and how many keys. */
 export interface LoaderBatch {
@@ -28,18 +29,18 @@ export interface Loaders {
 const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
 
 /** Makes the loaders for one request by `viewerId`; `batches` records each batch. */
-export function createLoaders(db: SqlRunner, viewerId: string, batches: LoaderBatch[]): Loaders {
+export function createLoaders(db: SqlRunner, viewerId: string, retention: RetentionClock, batches: LoaderBatch[]): Loaders {
   return {
     conversation: new DataLoader(async (ids) => {
       batches.push({ loader: 'conversation', size: ids.length });
-      const rows = await findMemberConversations(db, viewerId, ids);
+      const rows = await findMemberConversations(db, viewerId, retention, ids);
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
     message: new DataLoader(
       async (keys) => {
         batches.push({ loader: 'message', size: keys.length });
-        const rows = await findVisibleMessages(db, viewerId, keys);
+        const rows = await findVisibleMessages(db, viewerId, retention, keys);
         const byKey = new Map(rows.map((r) => [keyOf(r), r]));
         return keys.map((k) => byKey.get(keyOf(k)) ?? null);
       },

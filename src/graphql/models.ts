@@ -3,6 +3,9 @@
  * store's rows, plus the few shapes that exist only in the API.
  */
 import type { PageSlice } from '../history/pageSlice.ts';
+import type { SeqRange } from '../history/pageSpan.ts';
+import type { RetentionPolicy } from '../history/retention.ts';
+import type { ChangeRow } from '../store/changes.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
 /**
@@ -29,8 +32,12 @@ export interface ConnectionModel {
   convId: string;
   slice: PageSlice<MessageRow>;
   latestSeq: number;
-  /** Set by `messagesAround` only. */
+  /** Set by `messagesAround` and `messagesAt` only. */
   anchor: { seq: number; found: boolean } | null;
+  /** The seqs this page accounts for (see src/history/pageSpan.ts). */
+  span: SeqRange | null;
+  /** The change-feed position read in the page's snapshot. */
+  changeSeq: number;
 }
 /** `pageInfo` is computed from its connection. */
 export type PageInfoModel = ConnectionModel;
@@ -44,6 +51,27 @@ export interface RevokedContentModel {
   revokedAt: string;
   revokedBy: string;
 }
+
+export interface PurgedContentModel {
+  __typename: 'PurgedContent';
+  purgedAt: string;
+}
+
+/** The policy in force and where it cuts right now. */
+export interface RetentionPolicyModel extends RetentionPolicy {
+  expiredThroughSeq: number;
+}
+
+/** A page of the change feed, ready to answer. */
+export interface ChangeConnectionModel {
+  convId: string;
+  changes: ChangeRow[];
+  /** The entry number the next call continues after. */
+  cursorChangeSeq: number;
+  hasMore: boolean;
+  goneThroughSeq: number;
+}
+export type MessageChangeModel = ChangeRow;
 
 export interface ConversationPayloadModel {
   conversation: ConversationRow;

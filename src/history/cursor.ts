@@ -1,30 +1,42 @@
 /**
- * Page cursors. A cursor names a position (a seq) in one conversation; it is
- * valid for that conversation only and stays valid after the message at that
- * seq is hidden, revoked or purged, because it names the position, not the row.
+ * Cursors. A cursor names a position in one conversation: a seq for pages,
+ * a change-feed number for `changes`. It is valid for that conversation
+ * only, and a page cursor stays valid after the message at its seq is
+ * hidden, revoked or purged, because it names the position, not the row.
+ * The two kinds have their own prefixes, so one is never taken for the other.
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
-
-const PREFIX = 'c1';
-
-/** The cursor for position `seq` in conversation `convId`. */
-export function encodeCursor(convId: string, seq: number): string {
-  return encodeOpaque(PREFIX, [convId, seq]);
-}
 
 /** Why a cursor was refused. */
 export type CursorProblem = 'malformed' | 'other-conversation';
 
-/** Decodes a cursor for `convId`: its seq, or why it cannot be used here. */
-export function decodeCursor(
-  convId: string,
-  cursor: string,
-): { ok: true; seq: number } | { ok: false; problem: CursorProblem } {
-  const fields = decodeOpaque(PREFIX, 2, cursor);
-  if (fields === null) return { ok: false, problem: 'malformed' };
-  const [cursorConvId, seqText] = fields as [string, string];
-  const seq = parseSeq(seqText);
-  if (!isUuid(cursorConvId) || seq === null) return { ok: false, problem: 'malformed' };
-  if (cursorConvId !== convId) return { ok: false, problem: 'other-conversation' };
-  return { ok: true, seq };
+type Decoded = { ok: true; seq: number } | { ok: false; problem: CursorProblem };
+
+/** Encoder and decoder of one kind of position cursor. */
+function positionCursor(prefix: string) {
+  return {
+    encode: (convId: string, position: number): string => encodeOpaque(prefix, [convId, position]),
+    decode: (convId: string, cursor: string): Decoded => {
+      const fields = decodeOpaque(prefix, 2, cursor);
+      if (fields === null) return { ok: false, problem: 'malformed' };
+      const [cursorConvId, positionText] = fields as [string, string];
+      const seq = parseSeq(positionText);
+      if (!isUuid(cursorConvId) || seq === null) return { ok: false, problem: 'malformed' };
+      if (cursorConvId !== convId) return { ok: false, problem: 'other-conversation' };
+      return { ok: true, seq };
+    },
+  };
 }
+
+const pageCursor = positionCursor('c1');
+const changeCursor = positionCursor('h1');
+
+/** The page cursor for position `seq` in conversation `convId`. */
+export const encodeCursor = pageCursor.encode;
+/** Decodes a page cursor for `convId`: its seq, or why it cannot be used here. */
+export const decodeCursor = pageCursor.decode;
+
+/** The change-feed cursor after entry `changeSeq` of conversation `convId`. */
+export const encodeChangeCursor = changeCursor.encode;
+/** Decodes a change-feed cursor for `convId`: its entry number (as `seq`), or why it cannot be used. */
+export const decodeChangeCursor = changeCursor.decode;

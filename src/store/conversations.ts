@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
+import { recordChanges } from './changes.ts';
 import type { ConversationRow } from './rows.ts';
+import { expiredThrough, type RetentionClock } from './sqlFragments.ts';
 
 interface RawConversationRow {
   id: string;
@@ -17,6 +19,9 @@ interface RawConversationRow {
   role: 'owner' | 'member';
   read_seq: number;
   clear_seq: number;
+  retention_days: number | null;
+  retention_max_messages: number | null;
+  expired_through: number;
 }
 
 const toConversationRow = (r: RawConversationRow): ConversationRow => ({
@@ -27,16 +32,20 @@ const toConversationRow = (r: RawConversationRow): ConversationRow => ({
   role: r.role,
   readSeq: r.read_seq,
   clearSeq: r.clear_seq,
+  ownRetention: { days: r.retention_days, maxMessages: r.retention_max_messages },
+  expiredThroughSeq: r.expired_through,
 });
 
 /** The conversations among `convIds` that `viewerId` is a member of. */
 export async function findMemberConversations(
   db: SqlRunner,
   viewerId: string,
+  retention: RetentionClock,
   convIds: readonly string[],
 ): Promise<ConversationRow[]> {
   if (convIds.length === 0) return [];
-  const rows = await db.rows<RawConversationRow>(sql`select c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq
+  const rows = await db.rows<RawConversationRow>(sql`select c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq,
+        c.retention_days, c.retention_max_messages, ${expiredThrough('c', retention)} as expired_through
       from members mb join conversations c on c.id = mb.conv_id
       where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`);
   return rows.map(toConversationRow);
@@ -81,11 +90,16 @@ export async function openDirect(db: SqlRunner, a: string, b: string): Promise<s
  * `max_seq`; returns the new watermark, or null when not a member.
  */
 export async function clearHistory(db: SqlRunner, viewerId: string, convId: string): Promise<number | null> {
-  const rows = await db.rows<{ clear_seq: number }>(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
-      from conversations c
-      where c.id = mb.conv_id and mb.conv_id = ${convId} and mb.user_id = ${viewerId}
-      returning mb.clear_seq`);
-  return rows[0]?.clear_seq ?? null;
+  return db.transaction(async (tx) => {
+    const rows = await tx.rows<{ clear_seq: number }>(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
+        from conversations c
+        where c.id = mb.conv_id and mb.conv_id = ${convId} and mb.user_id = ${viewerId}
+        returning mb.clear_seq`);
+    const through = rows[0]?.clear_seq;
+    if (through === undefined) return null;
+    await recordChanges(tx, [{ convId, kind: 'history_cleared', fromSeq: 1, toSeq: through, userId: viewerId, subjectId: null }]);
+    return through;
+  });
 }
 
 /** What `markRead` found. */

@@ -5,8 +5,9 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
+import { recordChanges } from './changes.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { messageColumns, visibleTo } from './sqlFragments.ts';
+import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 
 /** What a revoke did. */
 export type RevokeOutcome =
@@ -22,6 +23,7 @@ export async function revokeMessage(
   convId: string,
   seq: number,
   windowSeconds: number,
+  retention: RetentionClock,
 ): Promise<RevokeOutcome> {
   return db.transaction(async (tx): Promise<RevokeOutcome> => {
     // Locks the row so two revokes (or a revoke and a purge) take turns.
@@ -32,7 +34,7 @@ export async function revokeMessage(
         join conversations c on c.id = mb.conv_id
         join messages m on m.conv_id = mb.conv_id and m.seq = ${seq}
         where mb.conv_id = ${convId} and mb.user_id = ${actorId}
-          and ${visibleTo('m', actorId, sql.raw('mb.clear_seq'))}
+          and ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))}
         for update of m`))[0];
     if (found === undefined) return { kind: 'not-found' };
     const decision = decideRevoke({
@@ -56,6 +58,7 @@ export async function revokeMessage(
           returning *),
         gone as (delete from message_bodies b using r where b.conv_id = r.conv_id and b.seq = r.seq)
         select ${messageColumns('r')} from r`);
+    await recordChanges(tx, [{ convId, kind: 'revoked', fromSeq: seq, toSeq: seq, userId: null, subjectId: null }]);
     return { kind: 'revoked', message: toMessageRow(updated[0]!) };
   });
 }

@@ -1,3 +1,5 @@
+import type { RetentionPolicy } from '../history/retention.ts';
+
 /**
  * The shapes the store hands out. Rows are plain data in the words of the
  * domain, never drizzle or GraphQL types.
@@ -46,6 +48,10 @@ export interface ConversationRow {
   role: 'owner' | 'member';
   readSeq: number;
   clearSeq: number;
+  /** The conversation's own retention limits (the server's apply on top). */
+  ownRetention: RetentionPolicy;
+  /** Seqs at or below this are expired, as of the request's clock. */
+  expiredThroughSeq: number;
 }
 
 /** A unique-constraint violation, as either driver reports it (SQLSTATE 23505). */

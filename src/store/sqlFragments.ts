@@ -4,20 +4,55 @@
  * added to it (retention, say) reaches every path at once.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import type { RetentionPolicy } from '../history/retention.ts';
+
+/** The server's retention limits and the instant a request reads at. */
+export interface RetentionClock {
+  server: RetentionPolicy;
+  now: Date;
+}
 
 /**
- * "Message `m` is visible to `viewerId`": above the member's clear watermark
- * and not deleted-for-me by the viewer. `clearSeq` is the member row's
- * watermark expression (usually `mb.clear_seq`).
+ * The seq through which conversation `c` (an alias of `conversations`) is
+ * expired at `clock.now`: the rule of src/history/retention.ts in SQL
+ * (`effectivePolicy`, `retentionCutoff`, `expiredThroughSeq`), so reads apply
+ * it as a lower bound of the same index range scan. `least` skips nulls, so
+ * it is the shorter of the server's and the conversation's limits; a null
+ * limit makes its term 0. The time rule is one probe of the creation-time
+ * index: the newest message created before the cut-off.
  */
-export function visibleTo(m: string, viewerId: string, clearSeq: SQL): SQL {
+export function expiredThrough(c: string, clock: RetentionClock): SQL {
+  const alias = sql.raw(c);
+  return sql`greatest(
+    coalesce(${alias}.max_seq - least(${alias}.retention_max_messages, ${clock.server.maxMessages}::int), 0),
+    coalesce((select e.seq from messages e
+      where e.conv_id = ${alias}.id
+        and e.created_at < ${clock.now.toISOString()}::timestamptz
+          - least(${alias}.retention_days, ${clock.server.days}::int) * interval '86400 seconds'
+      order by e.created_at desc, e.seq desc limit 1), 0))`;
+}
+
+/**
+ * The lowest seq a member can still see is above this: the higher of their
+ * clear watermark (`mb.clear_seq`) and the conversation's retention cut-off.
+ */
+export function visibleFloor(mb: string, c: string, clock: RetentionClock): SQL {
+  return sql`greatest(${sql.raw(mb)}.clear_seq, ${expiredThrough(c, clock)})`;
+}
+
+/**
+ * "Message `m` is visible to `viewerId`": above `floor` (the member's
+ * `visibleFloor`: clear watermark and retention) and not deleted-for-me by
+ * the viewer.
+ */
+export function visibleTo(m: string, viewerId: string, floor: SQL): SQL {
   const alias = sql.raw(m);
   // A scalar subquery, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an
   // anti-join and, misjudging how many hides a member has, may materialize
   // all of them and compare each against every scanned row (90 ms for a
   // page where a member hid 17,000 messages). A scalar subquery stays one
   // primary-key probe per scanned row, whatever the hide count.
-  return sql`${alias}.seq > ${clearSeq} and (
+  return sql`${alias}.seq > ${floor} and (
     select true from message_hides h
     where h.conv_id = ${alias}.conv_id and h.user_id = ${viewerId} and h.seq = ${alias}.seq) is null`;
 }

@@ -14,6 +14,11 @@ export const MESSAGES = `query Page($id: ID!, $first: Int, $after: String, $last
   conversation(id: $id) { messages(first: $first, after: $after, last: $last, before: $before) { ${PAGE_FIELDS} } }
 }`;
 
+/** `MESSAGES` with the page's gaps too. */
+export const MESSAGES_WITH_GAPS = `query Page($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
+  conversation(id: $id) { messages(first: $first, after: $after, last: $last, before: $before) { ${PAGE_FIELDS} gaps { from to } } }
+}`;
+
 export const AROUND = `query Around($id: ID!, $messageId: ID!, $before: Int, $after: Int) {
   conversation(id: $id) { messagesAround(messageId: $messageId, before: $before, after: $after) { ${PAGE_FIELDS} } }
 }`;

@@ -53,8 +53,10 @@ describe.each(backends)('Jumps to a message with messagesAround (%s)', (backend)
       startCursor: encodeCursor(uuid, seqs[0] ?? anchor.seq),
       endCursor: encodeCursor(uuid, seqs.at(-1) ?? anchor.seq),
     },
-    startSeq: seqs[0] ?? null,
-    endSeq: seqs.at(-1) ?? null,
+    // The span the page accounts for: to its edges (or the anchor) where more
+    // lies beyond, to the ends of the history where nothing does.
+    startSeq: flags.hasPreviousPage ? (seqs[0] ?? anchor.seq) : 1,
+    endSeq: flags.hasNextPage ? (seqs.at(-1) ?? anchor.seq) : latestSeq,
     latestSeq,
     anchorFound: anchor.found,
   });

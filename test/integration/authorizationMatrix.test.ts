@@ -22,6 +22,7 @@ const EXEMPT: Record<string, string> = {
   'Query.viewer': 'answers only the caller their own id',
   'Mutation.createConversation': 'creates a new conversation owned by the caller',
   'Mutation.openDirectConversation': "opens the caller's own direct conversation",
+  'Mutation.eraseUser': 'needs the admin role and answers FORBIDDEN to everyone else (lifecycle.test.ts); it reveals nothing about any conversation',
 };
 
 /** The secret things a non-member must never see, and the ids to probe with. */
@@ -38,6 +39,9 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { conversation(id: $id) { id title maxSeq readSeq } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { messages(last: 5) { edges { node { content { ... on TextContent { text } } } } latestSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!, $m: ID!) { conversation(id: $id) { messagesAround(messageId: $m) { edges { node { seq } } anchorFound } } }', variables: { id: t.conversationId, m: t.messageId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { messagesAt(time: "2000-01-01T00:00:00.000Z") { edges { node { seq } } gaps { from to } } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { changes { changes { kind fromSeq } cursor goneThroughSeq } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { retentionPolicy { days maxMessages expiredThroughSeq } } }', variables: { id: t.conversationId } },
   ],
   'Query.message': (t) => [
     { query: 'query ($id: ID!) { message(id: $id) { seq content { ... on TextContent { text } } conversation { title } } }', variables: { id: t.messageId } },
@@ -57,6 +61,12 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
   ],
   'Mutation.clearHistory': (t) => [
     { query: 'mutation ($id: ID!) { clearHistory(input: { conversationId: $id }) { clearedThroughSeq } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.setRetentionPolicy': (t) => [
+    { query: 'mutation ($id: ID!) { setRetentionPolicy(input: { conversationId: $id, days: 1 }) { conversation { id } } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.purgeMessages': (t) => [
+    { query: 'mutation ($id: ID!) { purgeMessages(input: { messageIds: [$id] }) { purgedCount } }', variables: { id: t.messageId } },
   ],
   'Mutation.markRead': (t) => [
     { query: 'mutation ($id: ID!) { markRead(input: { conversationId: $id, seq: 1 }) { conversation { readSeq } } }', variables: { id: t.conversationId } },

@@ -18,7 +18,7 @@ import { encodeCursor } from '../../src/history/cursor.ts';
 import { messageGlobalId } from '../../src/history/globalId.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, type Harness, seedMessages, startHarness } from '../helpers/harness.ts';
-import { createGroup, DELETE_FOR_ME, type Edge, MESSAGES, REVOKE, SEND } from '../helpers/operations.ts';
+import { createGroup, DELETE_FOR_ME, type Edge, MESSAGES_WITH_GAPS, REVOKE, SEND } from '../helpers/operations.ts';
 
 const SEEDED = 1000;
 /** A walk that needs more pages than this is not ending: fail instead of looping. */
@@ -46,6 +46,7 @@ interface Connection {
   pageInfo: PageInfo;
   startSeq: number | null;
   endSeq: number | null;
+  gaps: { from: number; to: number }[];
   latestSeq: number;
 }
 
@@ -250,7 +251,7 @@ describe.each(backends)('Walks a 1,000-message conversation while another client
         const variables = direction === 'backward' ? { last: size, before: cursor } : { first: size, after: cursor };
         const sentAt = now();
         pagesStarted.advance();
-        const response = await alice.gql(MESSAGES, { id: conv.id, ...variables });
+        const response = await alice.gql(MESSAGES_WITH_GAPS, { id: conv.id, ...variables });
         expectOk(`page ${pages.length} (${JSON.stringify(variables)})`, response);
         const answeredAt = now();
         const connection = response.data.conversation.messages as Connection;
@@ -260,7 +261,7 @@ describe.each(backends)('Walks a 1,000-message conversation while another client
         if (pages.length >= MAX_PAGES) throw new Error(`the walk did not end after ${MAX_PAGES} pages`);
         cursor = direction === 'backward' ? connection.pageInfo.startCursor : connection.pageInfo.endCursor;
         if (cursor === null) throw new Error(`page ${pages.length - 1} says there is more but has no cursor`);
-        frontier = (direction === 'backward' ? connection.startSeq : connection.endSeq) ?? frontier;
+        frontier = (direction === 'backward' ? connection.edges[0]?.node.seq : connection.edges.at(-1)?.node.seq) ?? frontier;
       }
     } finally {
       walking = false;
@@ -296,9 +297,6 @@ describe.each(backends)('Walks a 1,000-message conversation while another client
       const more = direction === 'backward' ? pageInfo.hasPreviousPage : pageInfo.hasNextPage;
       const back = direction === 'backward' ? pageInfo.hasNextPage : pageInfo.hasPreviousPage;
       if (more && seqs.length !== size) problems.push(`page ${index} has ${seqs.length} edges but says there is more`);
-      if (connection.startSeq !== (seqs[0] ?? null) || connection.endSeq !== (seqs.at(-1) ?? null)) {
-        problems.push(`page ${index} reports startSeq ${connection.startSeq}, endSeq ${connection.endSeq} for edges ${seqs[0]}..${seqs.at(-1)}`);
-      }
       if (seqs.length > 0 && connection.latestSeq < seqs.at(-1)!) {
         problems.push(`page ${index} has latestSeq ${connection.latestSeq} below its seq ${seqs.at(-1)}`);
       }
@@ -333,20 +331,33 @@ describe.each(backends)('Walks a 1,000-message conversation while another client
     // Nothing is skipped unless alice asked to hide it before the page that skipped it was answered.
     // A page skips the seqs between its cursor and its far edge that it did not return, and the
     // last page also everything beyond it (backward: down to 1; forward: up to its latestSeq).
+    // That span is what the page must report as startSeq..endSeq, with the skipped seqs as its
+    // gaps: the spans of the walk's pages then tile the history with nothing between them.
     let cursorSeq: number | null = resumeAfter;
     pages.forEach(({ answeredAt, connection }, index) => {
-      const seqs = new Set(connection.edges.map((e) => e.node.seq));
+      const edgeSeqs = connection.edges.map((e) => e.node.seq);
+      const seqs = new Set(edgeSeqs);
       const last = index === pages.length - 1;
       const [low, high] =
         direction === 'backward'
-          ? [last ? 1 : (connection.startSeq ?? 1), (cursorSeq ?? connection.latestSeq + 1) - 1]
-          : [(cursorSeq ?? 0) + 1, last ? connection.latestSeq : (connection.endSeq ?? connection.latestSeq)];
+          ? [last ? 1 : (edgeSeqs[0] ?? 1), Math.min((cursorSeq ?? connection.latestSeq + 1) - 1, connection.latestSeq)]
+          : [(cursorSeq ?? 0) + 1, last ? connection.latestSeq : (edgeSeqs.at(-1) ?? connection.latestSeq)];
+      const skipped: number[] = [];
       for (let seq = low; seq <= high; seq++) {
         if (seqs.has(seq)) continue;
+        skipped.push(seq);
         const asked = log.hideRequested.get(seq);
         if (asked === undefined || asked > answeredAt) problems.push(`page ${index} skipped seq ${seq}, which alice had not asked to hide`);
       }
-      cursorSeq = (direction === 'backward' ? connection.startSeq : connection.endSeq) ?? cursorSeq;
+      const expectedSpan = low <= high ? [low, high] : [null, null];
+      if (connection.startSeq !== expectedSpan[0] || connection.endSeq !== expectedSpan[1]) {
+        problems.push(`page ${index} reports the span ${connection.startSeq}..${connection.endSeq}, not ${expectedSpan[0]}..${expectedSpan[1]}`);
+      }
+      const gapSeqs = connection.gaps.flatMap((g) => Array.from({ length: g.to - g.from + 1 }, (_, k) => g.from + k));
+      if (JSON.stringify(gapSeqs) !== JSON.stringify(skipped)) {
+        problems.push(`page ${index} reports gaps ${JSON.stringify(connection.gaps)} but skipped ${skipped.join(', ')}`);
+      }
+      cursorSeq = (direction === 'backward' ? edgeSeqs[0] : edgeSeqs.at(-1)) ?? cursorSeq;
     });
 
     // Every message that existed at the start (and, walking forward, every new one sent before the

@@ -22,6 +22,9 @@ const DEVELOPMENT_DEFAULTS: Config = {
   rateLimits: { send: { perSecond: 20, burst: 40 }, otherMutations: { perSecond: 10, burst: 20 } },
   queryLimits: { nodes: 10_000, depth: 12, aliases: 15, tokens: 2000, directives: 50 },
   logLevel: 'info',
+  retention: { days: null, maxMessages: null },
+  purgeIntervalSeconds: null,
+  changeFeedDays: 30,
 };
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET_32 };
 const PRODUCTION_DEFAULTS: Config = {
@@ -232,5 +235,21 @@ describe('Configuration: identity provider tokens', () => {
 
   it('refuses a key set URL that is not http(s)', () => {
     expect(readConfig({ JWT_JWKS_URL: 'file:///etc/keys' }).ok).toBe(false);
+  });
+});
+
+describe('readConfig: retention and the change feed', () => {
+  it('reads the server retention limits, the purge interval and the change-feed window', () => {
+    const result = readConfig({ RETENTION_DAYS: '90', RETENTION_MAX_MESSAGES: '100000', PURGE_INTERVAL_SECONDS: '3600', CHANGE_FEED_DAYS: '7' });
+    expect(result).toMatchObject({ ok: true, config: { retention: { days: 90, maxMessages: 100_000 }, purgeIntervalSeconds: 3600, changeFeedDays: 7 } });
+  });
+
+  it('refuses non-positive retention limits, naming the variable', () => {
+    const result = readConfig({ RETENTION_DAYS: '0', RETENTION_MAX_MESSAGES: '-5' });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.problems.join(' ')).toContain('RETENTION_DAYS');
+      expect(result.problems.join(' ')).toContain('RETENTION_MAX_MESSAGES');
+    }
   });
 });

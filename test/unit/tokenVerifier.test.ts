@@ -11,8 +11,8 @@ describe('Token verifier', () => {
     let nowMs = Date.now();
     const verify = createTokenVerifier(SECRET, () => nowMs);
     const header = `Bearer ${await signToken(SECRET, 'alice', 60)}`;
-    expect(await verify(header)).toEqual({ kind: 'user', userId: 'alice' });
-    expect(await verify(header)).toEqual({ kind: 'user', userId: 'alice' });
+    expect(await verify(header)).toEqual({ kind: 'user', userId: 'alice', admin: false });
+    expect(await verify(header)).toEqual({ kind: 'user', userId: 'alice', admin: false });
     nowMs += 61_000;
     expect(await verify(header)).toEqual({ kind: 'invalid', reason: expect.any(String) });
   });
@@ -60,8 +60,8 @@ describe('Token verifier: issuer, audience and an identity provider key set', ()
 
   it('accepts an RS256 token signed by the key set, and still HS256 tokens signed with the secret', async () => {
     const verify = createTokenVerifier({ secret: SECRET, jwksUrl });
-    expect(await verify(`Bearer ${await providerToken(providerKey, 'RS256')}`)).toEqual({ kind: 'user', userId: 'alice' });
-    expect(await verify(`Bearer ${await signToken(SECRET, 'bob', 60)}`)).toEqual({ kind: 'user', userId: 'bob' });
+    expect(await verify(`Bearer ${await providerToken(providerKey, 'RS256')}`)).toEqual({ kind: 'user', userId: 'alice', admin: false });
+    expect(await verify(`Bearer ${await signToken(SECRET, 'bob', 60)}`)).toEqual({ kind: 'user', userId: 'bob', admin: false });
   });
 
   it('refuses a token signed by a key outside the set', async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { VerifiedTokenCache } from '../../src/auth/verifiedTokenCache.ts';
 
-const alice = { userId: 'alice', expiresAtMs: 10_000 };
-const bob = { userId: 'bob', expiresAtMs: 10_000 };
-const carol = { userId: 'carol', expiresAtMs: 10_000 };
+const alice = { userId: 'alice', admin: false, expiresAtMs: 10_000 };
+const bob = { userId: 'bob', admin: false, expiresAtMs: 10_000 };
+const carol = { userId: 'carol', admin: false, expiresAtMs: 10_000 };
 
 describe('Verified token cache', () => {
   it('answers a cached token until just before its exp, and not at or after it', () => {

@@ -1,13 +1,16 @@
 /** `MessageConnection`, `MessageEdge` and `PageInfo`, all derived from one scanned page. */
-import { encodeCursor } from '../../history/cursor.ts';
+import { encodeChangeCursor, encodeCursor } from '../../history/cursor.ts';
+import { gapsIn } from '../../history/pageSpan.ts';
 import type { ConnectionModel } from '../models.ts';
 import type { MessageConnectionResolvers, MessageEdgeResolvers, PageInfoResolvers } from '../generated/resolvers.ts';
 
 export const MessageConnection: MessageConnectionResolvers = {
   edges: (connection) => connection.slice.rows,
   pageInfo: (connection) => connection,
-  startSeq: (connection) => connection.slice.rows[0]?.seq ?? null,
-  endSeq: (connection) => connection.slice.rows.at(-1)?.seq ?? null,
+  startSeq: (connection) => connection.span?.from ?? null,
+  endSeq: (connection) => connection.span?.to ?? null,
+  gaps: (connection) => gapsIn(connection.span, connection.slice.rows.map((r) => r.seq)),
+  changesCursor: (connection) => encodeChangeCursor(connection.convId, connection.changeSeq),
   latestSeq: (connection) => connection.latestSeq,
   anchorFound: (connection) => connection.anchor?.found ?? null,
 };

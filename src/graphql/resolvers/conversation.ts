@@ -1,15 +1,20 @@
-/** `Conversation`: its fields and its two ways into the history. */
-import { decodeCursor } from '../../history/cursor.ts';
+/** `Conversation`: its fields, its ways into the history, and its change feed. */
+import { decodeChangeCursor, decodeCursor } from '../../history/cursor.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
 import { sliceAround, slicePage } from '../../history/pageSlice.ts';
+import { pageSpan } from '../../history/pageSpan.ts';
 import { checkAroundCount, pageWindow } from '../../history/pageWindow.ts';
-import { scanAround, scanPage } from '../../store/pages.ts';
+import { effectivePolicy } from '../../history/retention.ts';
+import { readChanges } from '../../store/changes.ts';
+import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
 import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
 import type { RequestContext } from '../context.ts';
-import type { ConversationModel } from '../models.ts';
+import type { ConnectionModel, ConversationModel } from '../models.ts';
+
+const MAX_CHANGES = 500;
 
 /** A cursor argument as a seq, or `BAD_USER_INPUT` naming the argument. */
 function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: string | null | undefined): number | null {
@@ -21,6 +26,55 @@ function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: str
 }
 
 const gone = (convId: string) => conversationNotFound(conversationGlobalId(convId));
+
+/** A change-feed cursor argument as an entry number, or `BAD_USER_INPUT`. */
+function changeCursorSeq(convId: string, cursor: string | null | undefined): number | null {
+  if (cursor === null || cursor === undefined) return null;
+  const decoded = decodeChangeCursor(convId, cursor);
+  if (decoded.ok) return decoded.seq;
+  const why = decoded.problem === 'other-conversation' ? 'belongs to another conversation' : 'is not a change cursor';
+  throw badUserInput(`Argument \`after\` ${why}: got ${echo(cursor)}. Use a \`changesCursor\` or a \`cursor\` from this conversation.`, 'after');
+}
+
+/**
+ * The page around `anchorSeq` as a connection; shared by `messagesAround`
+ * and `messagesAt`. Null when the viewer is not a member.
+ */
+async function aroundConnection(
+  context: RequestContext,
+  viewerId: string,
+  convId: string,
+  anchorSeq: number,
+  before: number,
+  after: number,
+): Promise<(ConnectionModel & { latestSeq: number }) | null> {
+  const scanned = await scanAround(context.db, viewerId, context.retention, convId, anchorSeq, before, after);
+  if (scanned === null) return null;
+  const slice = sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer);
+  return {
+    convId,
+    slice,
+    latestSeq: scanned.latestSeq,
+    changeSeq: scanned.changeSeq,
+    anchor: { seq: anchorSeq, found: scanned.anchor !== null },
+    span: pageSpan({
+      seqs: slice.rows.map((r) => r.seq),
+      hasPreviousPage: slice.hasPreviousPage,
+      hasNextPage: slice.hasNextPage,
+      latestSeq: scanned.latestSeq,
+      from: { kind: 'around', anchorSeq },
+    }),
+  };
+}
+
+/** `before`/`after` of a jump, checked; `BAD_USER_INPUT` naming the argument otherwise. */
+function aroundCounts(args: { before?: number | null; after?: number | null }): { before: number; after: number } {
+  const before = args.before ?? 20;
+  const after = args.after ?? 20;
+  const problem = checkAroundCount('before', before) ?? checkAroundCount('after', after);
+  if (problem) throw badUserInput(problem.message, problem.argumentName);
+  return { before, after };
+}
 const row = (conversation: ConversationModel, context: RequestContext) => conversationRow(viewerOf(context).loaders, conversation);
 
 export const Conversation: ConversationResolvers = {
@@ -30,6 +84,10 @@ export const Conversation: ConversationResolvers = {
   title: async (conversation, _args, context) => (await row(conversation, context)).title,
   maxSeq: async (conversation, _args, context) => (await row(conversation, context)).maxSeq,
   readSeq: async (conversation, _args, context) => (await row(conversation, context)).readSeq,
+  retentionPolicy: async (conversation, _args, context) => {
+    const found = await row(conversation, context);
+    return { ...effectivePolicy(context.config.retention, found.ownRetention), expiredThroughSeq: found.expiredThroughSeq };
+  },
 
   messages: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
@@ -40,34 +98,82 @@ export const Conversation: ConversationResolvers = {
       beforeSeq: cursorSeq(conversation.id, 'before', args.before),
     });
     if (!result.ok) throw badUserInput(result.problem.message, result.problem.argumentName);
-    const scanned = await scanPage(context.db, viewerId, conversation.id, result.window);
+    const { window } = result;
+    const scanned = await scanPage(context.db, viewerId, context.retention, conversation.id, window);
     if (scanned === null) throw gone(conversation.id);
+    const slice = slicePage(window, scanned.scanned, scanned.behindExists);
     return {
       convId: conversation.id,
-      slice: slicePage(result.window, scanned.scanned, scanned.behindExists),
+      slice,
       latestSeq: scanned.latestSeq,
+      changeSeq: scanned.changeSeq,
       anchor: null,
+      span: pageSpan({
+        seqs: slice.rows.map((r) => r.seq),
+        hasPreviousPage: slice.hasPreviousPage,
+        hasNextPage: slice.hasNextPage,
+        latestSeq: scanned.latestSeq,
+        from: window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
+      }),
     };
   },
 
   messagesAround: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
-    const before = args.before ?? 20;
-    const after = args.after ?? 20;
-    const problem = checkAroundCount('before', before) ?? checkAroundCount('after', after);
-    if (problem) throw badUserInput(problem.message, problem.argumentName);
+    const { before, after } = aroundCounts(args);
     const anchor = messageKeyOf(args.messageId);
     const notHere = () => notFound(`Message ${echo(args.messageId)} is not a message of this conversation.`);
     if (anchor.convId !== conversation.id) throw notHere();
-    const scanned = await scanAround(context.db, viewerId, conversation.id, anchor.seq, before, after);
-    if (scanned === null) throw gone(conversation.id);
+    const connection = await aroundConnection(context, viewerId, conversation.id, anchor.seq, before, after);
+    if (connection === null) throw gone(conversation.id);
     // A seq never allocated is not a message of this conversation.
-    if (anchor.seq > scanned.latestSeq) throw notHere();
+    if (anchor.seq > connection.latestSeq) throw notHere();
+    return connection;
+  },
+
+  messagesAt: async (conversation, args, context) => {
+    const { viewerId } = viewerOf(context);
+    const { before, after } = aroundCounts(args);
+    const found = await findFirstVisibleAt(context.db, viewerId, context.retention, conversation.id, args.time);
+    if (found === null) throw gone(conversation.id);
+    // Nothing at or after `time`: centre on the position after the newest
+    // message, which is the newest page, with `anchorFound` false.
+    const anchorSeq = found.seq ?? found.latestSeq + 1;
+    const connection = await aroundConnection(context, viewerId, conversation.id, anchorSeq, before, after);
+    if (connection === null) throw gone(conversation.id);
+    return connection;
+  },
+
+  changes: async (conversation, args, context) => {
+    const { viewerId } = viewerOf(context);
+    const first = args.first ?? 100;
+    if (!Number.isInteger(first) || first < 1 || first > MAX_CHANGES) {
+      throw badUserInput(`Argument \`first\` must be 1 to ${MAX_CHANGES}, got ${echo(first)}.`, 'first');
+    }
+    const after = changeCursorSeq(conversation.id, args.after);
+    const page = await readChanges(context.db, viewerId, context.retention, conversation.id, after ?? 0, first);
+    if (page === null) throw gone(conversation.id);
+    if (after !== null && after > page.head) {
+      throw badUserInput(`Argument \`after\` is ahead of this conversation's change feed: got ${echo(args.after)}.`, 'after');
+    }
+    if (after !== null && after < page.prunedThrough) {
+      const error = badUserInput(
+        'The change feed no longer reaches back to this cursor (old entries expire). Reload the conversation and continue from the new changesCursor.',
+        'after',
+      );
+      error.extensions.reason = 'CHANGES_EXPIRED';
+      throw error;
+    }
+    const hasMore = page.entries.length > first;
+    const changes = page.entries.slice(0, first);
     return {
       convId: conversation.id,
-      slice: sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer),
-      latestSeq: scanned.latestSeq,
-      anchor: { seq: anchor.seq, found: scanned.anchor !== null },
+      changes,
+      // Past the last entry returned, or, at the end, past everything this
+      // viewer was not shown either (other members' own entries).
+      cursorChangeSeq: hasMore ? changes.at(-1)!.changeSeq : page.head,
+      hasMore,
+      goneThroughSeq: page.goneThroughSeq,
     };
   },
 };

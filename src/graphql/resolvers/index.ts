@@ -1,6 +1,7 @@
 /** Every resolver, by type. */
 import { DateTimeScalar, SeqScalar } from '../scalars.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
+import { ChangeConnection, MessageChange } from './changes.ts';
 import { MessageConnection, MessageEdge, PageInfo } from './connection.ts';
 import { Conversation } from './conversation.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
@@ -20,4 +21,6 @@ export const resolvers: Resolvers = {
   Message,
   MessageContent,
   RevokedContent,
+  ChangeConnection,
+  MessageChange,
 };

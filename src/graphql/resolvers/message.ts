@@ -23,6 +23,8 @@ export const Message: MessageResolvers = {
         return { __typename: 'TextContent', text: body.text };
       case 'revoked':
         return { __typename: 'RevokedContent', revokedAt: body.revokedAt, revokedBy: body.revokedBy };
+      case 'erased':
+        return { __typename: 'PurgedContent', purgedAt: body.erasedAt };
       case 'missing':
         throw notFound('The message was deleted while this page was being read.');
     }

@@ -8,7 +8,9 @@ import { textProblem } from '../../history/messageText.ts';
 import { codePointLength, isStorable } from '../../history/storableText.ts';
 import { isValidUserId, MAX_USER_ID_LENGTH } from '../../history/userId.ts';
 import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
+import { policyProblem } from '../../history/retention.ts';
 import { hideMessages } from '../../store/hides.ts';
+import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
 import { sendMessage } from '../../store/sends.ts';
 import { viewerOf } from '../context.ts';
@@ -20,6 +22,19 @@ const MAX_TITLE = 200;
 const MAX_MEMBERS = 1000;
 const MAX_CLIENT_MSG_ID = 128;
 const MAX_HIDE_IDS = 100;
+const MAX_PURGE_IDS = 100;
+
+/** Distinct message keys of `ids` (1 to `max` of them); `NOT_FOUND` for an id that is not a message id. */
+function messageKeysOf(argumentName: string, ids: readonly string[], max: number) {
+  if (ids.length === 0 || ids.length > max) {
+    throw badUserInput(`Argument \`${argumentName}\` must hold 1 to ${max} ids, got ${ids.length}.`, argumentName);
+  }
+  const keys = new Map(ids.map((id) => {
+    const key = messageKeyOf(id);
+    return [`${key.convId}:${key.seq}`, key] as const;
+  }));
+  return [...keys.values()];
+}
 
 /** The conversation uuid in an argument; `NOT_FOUND` for anything that is not a conversation id. */
 function conversationUuid(id: string): string {
@@ -88,7 +103,7 @@ export const Mutation: MutationResolvers = {
   revokeMessage: async (_root, { input }, context) => {
     const { viewerId } = viewerOf(context);
     const key = messageKeyOf(input.messageId);
-    const outcome = await revokeMessage(context.db, viewerId, key.convId, key.seq, context.config.revokeWindowSeconds);
+    const outcome = await revokeMessage(context.db, viewerId, key.convId, key.seq, context.config.revokeWindowSeconds, context.retention);
     switch (outcome.kind) {
       case 'revoked':
       case 'already-revoked':
@@ -106,14 +121,8 @@ export const Mutation: MutationResolvers = {
 
   deleteMessagesForMe: async (_root, { input }, context) => {
     const { viewerId } = viewerOf(context);
-    if (input.messageIds.length === 0 || input.messageIds.length > MAX_HIDE_IDS) {
-      throw badUserInput(`Argument \`messageIds\` must hold 1 to ${MAX_HIDE_IDS} ids, got ${input.messageIds.length}.`, 'messageIds');
-    }
-    const keys = new Map(input.messageIds.map((id) => {
-      const key = messageKeyOf(id);
-      return [`${key.convId}:${key.seq}`, key] as const;
-    }));
-    const outcome = await hideMessages(context.db, viewerId, [...keys.values()]);
+    const keys = messageKeysOf('messageIds', input.messageIds, MAX_HIDE_IDS);
+    const outcome = await hideMessages(context.db, viewerId, context.retention, keys);
     if (outcome.kind === 'not-found') {
       const id = messageGlobalId(outcome.key.convId, outcome.key.seq);
       throw messageNotFound(id, '; nothing was deleted');
@@ -142,6 +151,40 @@ export const Mutation: MutationResolvers = {
       throw badUserInput(`Argument \`seq\` must be at most the conversation's maxSeq ${outcome.maxSeq}, got ${input.seq}.`, 'seq');
     }
     return { conversation: await freshConversation(loaders, convId) };
+  },
+  setRetentionPolicy: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    const policy = { days: input.days ?? null, maxMessages: input.maxMessages ?? null };
+    const problem = policyProblem(policy, context.config.retention);
+    if (problem !== null) throw badUserInput(problem.message, problem.field);
+    const outcome = await setRetentionPolicy(context.db, viewerId, context.retention, convId, policy);
+    if (outcome.kind === 'not-found') throw conversationNotFound(input.conversationId);
+    if (outcome.kind === 'forbidden') throw forbidden("Only a group's owner can set its retention policy.");
+    return { conversation: await freshConversation(loaders, convId) };
+  },
+
+  purgeMessages: async (_root, { input }, context) => {
+    const { viewerId, admin } = viewerOf(context);
+    const keys = messageKeysOf('messageIds', input.messageIds, MAX_PURGE_IDS);
+    const outcome = await purgeMessages(context.db, viewerId, admin, context.retention, keys);
+    switch (outcome.kind) {
+      case 'purged':
+        return { purgedCount: outcome.count };
+      case 'not-found':
+        throw messageNotFound(messageGlobalId(outcome.key.convId, outcome.key.seq), '; nothing was purged');
+      case 'forbidden':
+        throw forbidden(
+          `Message ${echo(messageGlobalId(outcome.key.convId, outcome.key.seq))} can only be purged by its group's owner or an admin; nothing was purged.`,
+        );
+    }
+  },
+
+  eraseUser: async (_root, { input }, context) => {
+    const { admin } = viewerOf(context);
+    if (!admin) throw forbidden('Erasing a user needs the `admin` role in your token.');
+    checkUserId('userId', input.userId);
+    return { erasedCount: await eraseUser(context.db, input.userId) };
   },
 };
 

@@ -9,7 +9,7 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { rowsOf } from '../../src/db/rows.ts';
-import { backends, createScratchDatabase } from '../helpers/database.ts';
+import { createScratchDatabase } from '../helpers/database.ts';
 import { freePort, type ServerProcess, startServerProcess } from '../helpers/serverProcess.ts';
 
 const SECRET = 'crash-test-secret-that-is-at-least-32-characters';
@@ -17,10 +17,8 @@ const SENDS = 5000;
 const CONCURRENCY = 20;
 const KILL_AFTER_ACKS = 1500;
 
-// A server process over PostgreSQL; PGlite's data folder belongs to one process.
-const describeOnPostgres = backends.includes('postgres') ? describe : () => undefined;
 
-describeOnPostgres('A server killed mid-send loses nothing acknowledged', () => {
+describe('A server killed mid-send loses nothing acknowledged', () => {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   let database: DatabaseHandle;
   let server: ServerProcess | null = null;

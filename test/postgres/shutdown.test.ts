@@ -9,7 +9,7 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { rowsOf } from '../../src/db/rows.ts';
-import { backends, createScratchDatabase } from '../helpers/database.ts';
+import { createScratchDatabase } from '../helpers/database.ts';
 import { freePort, type ServerProcess, startServerProcess } from '../helpers/serverProcess.ts';
 
 const SECRET = 'shutdown-test-secret-that-is-at-least-32-characters';
@@ -21,10 +21,8 @@ const SEND = `mutation ($c: ID!, $k: String!, $t: String!) {
 
 type Outcome = { kind: 'answered'; status: number; data: any; errors: unknown } | { kind: 'refused'; reason: string };
 
-// A server process over PostgreSQL (PGlite's data folder belongs to one process).
-const describeOnPostgres = backends.includes('postgres') ? describe : () => undefined;
 
-describeOnPostgres('SIGTERM under load', () => {
+describe('SIGTERM under load', () => {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   let database: DatabaseHandle;
   let server: ServerProcess | null = null;

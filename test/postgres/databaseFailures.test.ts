@@ -7,14 +7,12 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { readConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { startServer } from '../../src/server.ts';
-import { backends, createScratchDatabase } from '../helpers/database.ts';
+import { createScratchDatabase } from '../helpers/database.ts';
 
 const SECRET = 'database-failure-secret-that-is-at-least-32-chars';
 
-// Timeouts and connection failures are PostgreSQL server behaviour; PGlite runs in-process.
-const describeOnPostgres = backends.includes('postgres') ? describe : () => undefined;
 
-describeOnPostgres('Database failures on PostgreSQL', () => {
+describe('Database failures on PostgreSQL', () => {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   let handle: DatabaseHandle;
 

@@ -14,7 +14,6 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createLogger } from '../../src/log.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
-import { backends } from '../helpers/database.ts';
 import { createThrowawayCluster, type ThrowawayCluster } from '../helpers/throwawayCluster.ts';
 
 const SECRET = 'outage-test-secret-that-is-at-least-32-characters';
@@ -34,9 +33,8 @@ interface Outcome {
   code: string | null;
 }
 
-const describeOnPostgres = backends.includes('postgres') ? describe : () => undefined;
 
-describeOnPostgres('A database outage under load', () => {
+describe('A database outage under load', () => {
   let cluster: ThrowawayCluster;
   let database: DatabaseHandle;
   let server: RunningServer;
