@@ -55,8 +55,8 @@ function seqRanges(convId: string, seqs: number[]): { convId: string; fromSeq: n
 
 /**
  * Purges `keys` for everyone on behalf of `actorId`: all or nothing. Every
- * key must be a message the actor can read; the actor must own each one's
- * group, or be an admin.
+ * key must be a message the actor can read and the actor must own each
+ * one's group; or the actor is an admin, who may purge any message.
  */
 export async function purgeMessages(
   db: SqlRunner,
@@ -66,13 +66,15 @@ export async function purgeMessages(
   keys: readonly MessageKey[],
 ): Promise<PurgeOutcome> {
   return db.transaction(async (tx): Promise<PurgeOutcome> => {
+    // A member finds the messages they can read; an admin (moderation) any
+    // message that exists, member or not.
     const readable = await tx.rows<{ conv_id: string; seq: number; may_purge: boolean }>(sql`select m.conv_id, m.seq,
           (c.kind = 'group' and mb.role = 'owner') as may_purge
         from ${keyArrays(keys)} as k(conv_id, seq)
-        join members mb on mb.conv_id = k.conv_id and mb.user_id = ${actorId}
         join conversations c on c.id = k.conv_id
         join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-        where ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))}
+        left join members mb on mb.conv_id = k.conv_id and mb.user_id = ${actorId}
+        where ${admin}::boolean or (mb.user_id is not null and ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))})
         for update of m`);
     const found = new Map(readable.map((r) => [`${r.conv_id}:${r.seq}`, r]));
     const missing = keys.find((k) => !found.has(`${k.convId}:${k.seq}`));

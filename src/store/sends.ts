@@ -41,13 +41,15 @@ export async function sendMessage(
   let rows: RawMessageRow[];
   try {
     rows = await db.rows<RawMessageRow>(sql`with conv as (
-          update conversations c set max_seq = c.max_seq + 1, last_activity_at = now()
+          update conversations c set max_seq = c.max_seq + 1, last_activity_at = greatest(c.last_activity_at, now())
           where c.id = ${convId}
             and exists (select 1 from members mb where mb.conv_id = ${convId} and mb.user_id = ${senderId})
-          returning c.id, c.max_seq),
+          returning c.id, c.max_seq, c.last_activity_at),
         m as (
-          insert into messages (conv_id, seq, sender_id, client_msg_id)
-          select id, max_seq, ${senderId}, ${clientMsgId} from conv
+          -- Stamped under the row lock and never before the previous message,
+          -- so creation time follows seq (retention and messagesAt rely on it).
+          insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
+          select id, max_seq, ${senderId}, ${clientMsgId}, last_activity_at from conv
           returning *),
         body as (
           insert into message_bodies (conv_id, seq, text) select conv_id, seq, ${text} from m)

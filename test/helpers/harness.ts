@@ -45,8 +45,8 @@ export interface Harness {
   database: DatabaseHandle;
   server: RunningServer;
   config: Config;
-  /** A client that authenticates as `userId`. */
-  client(userId: string): Promise<Client>;
+  /** A client that authenticates as `userId`, with any extra token claims (`{ roles: ['admin'] }`). */
+  client(userId: string, claims?: Record<string, unknown>): Promise<Client>;
   /** Posts a raw request (any headers, any body) to the GraphQL endpoint. */
   post(body: string, headers?: Record<string, string>): Promise<GraphQLResponse>;
   close(): Promise<void>;
@@ -106,8 +106,8 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     server,
     config,
     post,
-    async client(userId) {
-      const token = await signToken(TEST_SECRET, userId, 3600);
+    async client(userId, claims = {}) {
+      const token = await signToken(TEST_SECRET, userId, 3600, claims);
       return {
         userId,
         token,
