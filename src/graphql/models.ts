@@ -39,8 +39,81 @@ export interface ConnectionModel {
   /** The change-feed position read in the page's snapshot. */
   changeSeq: number;
 }
-/** `pageInfo` is computed from its connection. */
-export type PageInfoModel = ConnectionModel;
+/** Where a page sits; every connection computes its own. */
+export interface PageInfoModel {
+  hasPreviousPage: boolean;
+  hasNextPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+/** The caller. */
+export interface ViewerModel {
+  id: string;
+}
+
+/**
+ * A keyset page of anything: the rows (at most the page size), whether more
+ * follow, and how to make an edge's cursor. Inbox, members and announcements
+ * pages all have this shape.
+ */
+export interface KeysetPage<Row> {
+  rows: Row[];
+  hasNextPage: boolean;
+  /** Whether the page was asked for with a cursor (so something lies before it). */
+  hasPreviousPage: boolean;
+  cursorOf(row: Row): string;
+}
+export interface KeysetEdge<Row> {
+  row: Row;
+  cursor: string;
+}
+
+export type ConversationConnectionModel = KeysetPage<ConversationRow>;
+export type ConversationEdgeModel = KeysetEdge<ConversationRow>;
+
+/** One membership as the API shows it. */
+export interface MemberModel {
+  userId: string;
+  role: 'owner' | 'member';
+  /** ISO 8601, UTC. */
+  joinedAt: string;
+  readSeq: number;
+}
+export type MemberConnectionModel = KeysetPage<MemberModel>;
+export type MemberEdgeModel = KeysetEdge<MemberModel>;
+
+export interface AnnouncementModel {
+  id: number;
+  title: string;
+  text: string;
+  /** ISO 8601, UTC. */
+  publishedAt: string;
+  unread: boolean;
+}
+export type AnnouncementConnectionModel = KeysetPage<AnnouncementModel>;
+export type AnnouncementEdgeModel = KeysetEdge<AnnouncementModel>;
+
+/** A live event, already checked against the subscriber's membership. */
+export interface ConversationEventModel {
+  kind: 'MESSAGE_SENT' | 'MESSAGE_REVOKED' | 'MESSAGES_PURGED' | 'READ_MOVED';
+  convId: string;
+  seq: number;
+  toSeq: number;
+  /** The message as the subscriber sees it (sent, revoked), or null. */
+  message: MessageRow | null;
+  /** READ_MOVED: whose cursor. */
+  userId: string | null;
+}
+
+export interface AddMembersPayloadModel {
+  conversation: ConversationRow;
+  addedCount: number;
+}
+
+export interface PublishAnnouncementPayloadModel {
+  announcement: AnnouncementModel;
+}
 
 export interface TextContentModel {
   __typename: 'TextContent';

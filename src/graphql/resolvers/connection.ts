@@ -2,11 +2,16 @@
 import { encodeChangeCursor, encodeCursor } from '../../history/cursor.ts';
 import { gapsIn } from '../../history/pageSpan.ts';
 import type { ConnectionModel } from '../models.ts';
-import type { MessageConnectionResolvers, MessageEdgeResolvers, PageInfoResolvers } from '../generated/resolvers.ts';
+import type { MessageConnectionResolvers, MessageEdgeResolvers } from '../generated/resolvers.ts';
 
 export const MessageConnection: MessageConnectionResolvers = {
   edges: (connection) => connection.slice.rows,
-  pageInfo: (connection) => connection,
+  pageInfo: (connection) => ({
+    hasPreviousPage: connection.slice.hasPreviousPage,
+    hasNextPage: connection.slice.hasNextPage,
+    startCursor: edgeCursor(connection, 'first'),
+    endCursor: edgeCursor(connection, 'last'),
+  }),
   startSeq: (connection) => connection.span?.from ?? null,
   endSeq: (connection) => connection.span?.to ?? null,
   gaps: (connection) => gapsIn(connection.span, connection.slice.rows.map((r) => r.seq)),
@@ -31,10 +36,3 @@ function edgeCursor(connection: ConnectionModel, end: 'first' | 'last'): string 
   if (row !== undefined) return encodeCursor(row.convId, row.seq);
   return connection.anchor ? encodeCursor(connection.convId, connection.anchor.seq) : null;
 }
-
-export const PageInfo: PageInfoResolvers = {
-  hasPreviousPage: (connection) => connection.slice.hasPreviousPage,
-  hasNextPage: (connection) => connection.slice.hasNextPage,
-  startCursor: (connection) => edgeCursor(connection, 'first'),
-  endCursor: (connection) => edgeCursor(connection, 'last'),
-};

@@ -2,7 +2,7 @@
 import { DateTimeScalar, SeqScalar } from '../scalars.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
 import { ChangeConnection, MessageChange } from './changes.ts';
-import { MessageConnection, MessageEdge, PageInfo } from './connection.ts';
+import { MessageConnection, MessageEdge } from './connection.ts';
 import { Conversation } from './conversation.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
 import { Mutation } from './mutation.ts';
@@ -17,7 +17,6 @@ export const resolvers: Resolvers = {
   Conversation,
   MessageConnection,
   MessageEdge,
-  PageInfo,
   Message,
   MessageContent,
   RevokedContent,

@@ -1,0 +1,28 @@
+/**
+ * The edges and page info of every keyset connection that is not a message
+ * page (inbox, members, announcements): each is a `KeysetPage` of rows with
+ * a way to make a row's cursor, so the connection resolvers are written once.
+ */
+import type { KeysetEdge, KeysetPage, PageInfoModel } from '../models.ts';
+
+/** The edges of a keyset page, in page order. */
+export function keysetEdges<Row>(page: KeysetPage<Row>): KeysetEdge<Row>[] {
+  return page.rows.map((row) => ({ row, cursor: page.cursorOf(row) }));
+}
+
+/** The page info of a keyset page: cursors of its first and last rows. */
+export function keysetPageInfo<Row>(page: KeysetPage<Row>): PageInfoModel {
+  const first = page.rows[0];
+  const last = page.rows.at(-1);
+  return {
+    hasPreviousPage: page.hasPreviousPage,
+    hasNextPage: page.hasNextPage,
+    startCursor: first === undefined ? null : page.cursorOf(first),
+    endCursor: last === undefined ? null : page.cursorOf(last),
+  };
+}
+
+/** `first` of a keyset field, checked: 1 to `max`, else `BAD_USER_INPUT`-worthy problem text. */
+export function keysetSizeProblem(first: number, max: number): string | null {
+  return Number.isInteger(first) && first >= 1 && first <= max ? null : `Argument \`first\` must be 1 to ${max}, got ${first}.`;
+}
