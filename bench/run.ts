@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: every scenario of issue 3 in one run against the seeded
  * database at DATABASE_URL, each measured by a fresh load process, printed as
- * a table with the ratio of the full GraphQL path to the raw SQL floor.
+ * a table with the ratio of the full GraphQL path to the raw SQL floor; then
+ * the retention purge's row (bench/purge.ts) and live fan-out over WebSocket
+ * (bench/fanout.ts).
  *
  * BENCH_SECONDS (default 15) sets each run's length.
  */
@@ -17,7 +19,9 @@ import type { RequestStats } from '../src/graphql/context.ts';
 import { createLogger } from '../src/log.ts';
 import { BENCH_DATA, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
 import { startServer } from '../src/server.ts';
+import { FANOUT, FANOUT_HEADER, fanoutRows, measureFanout } from './fanout.ts';
 import type { LoadResult } from './loadResult.ts';
+import { measurePurge, purgeRows } from './purge.ts';
 import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -174,6 +178,16 @@ for (const [scenario, label] of SEND_SCENARIOS) {
   if (broken.length > 0) denseProblems.push(`${label}: seqs not dense in ${broken.length} conversations`);
   sendRows.push(tableRow(label, full, raw));
 }
+const purge = await measurePurge(DATABASE_URL, SECONDS, () => load('bench/loadHttp.ts', ['hot-newest', url, '10', String(SECONDS)]), log).catch(
+  (error: unknown) => {
+    server.kill('SIGTERM');
+    throw error;
+  },
+);
+const fanout = await measureFanout(DATABASE_URL, url, SECRET, log).catch((error: unknown) => {
+  server.kill('SIGTERM');
+  throw error;
+});
 const rss = peakRssMb();
 server.kill('SIGTERM');
 await db.close();
@@ -188,6 +202,13 @@ log(`\n## Page reads (50 messages, 10 connections, ${SECONDS} s each)\n`);
 log(table(head, pageRows));
 log(`\n## Sends (20 connections, ${SECONDS} s each)\n`);
 log(table(['', 'msg/s', 'p50 ms', 'p99 ms', 'raw msg/s', 'raw p50', 'raw p99', 'of raw', 'failures'], sendRows));
+log(`\n## Retention purge (\`backscroll purge\` of 1,000,000 expired messages while (b) runs, 10 connections, ${SECONDS} s)\n`);
+log(table(['', 'measured', 'target', 'met'], purgeRows(purge)));
+if (purge.purgeEndedFirst) log('\nThe purge ended before the page run did: part of "during the purge" ran without it.');
+log(
+  `\n## Live fan-out (${FANOUT.subscribers} subscribers of one group over WebSocket, one member sending ${FANOUT.messages} messages at ${FANOUT.perSecond}/s; latency from send to each delivery)\n`,
+);
+log(table(FANOUT_HEADER, fanoutRows(fanout)));
 log(`\n## Cost per page request\n`);
 for (const [scenario, label] of PAGE_SCENARIOS) log(`- ${label}: ${costs[scenario]}`);
 log(`\nServer: ${WORKERS} worker process(es); peak RSS per process (primary first): ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')}`);

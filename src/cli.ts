@@ -1,31 +1,37 @@
 /**
- * The `backscroll` command: `serve` (the default), `migrate` and
+ * The `backscroll` command: `serve` (the default), `migrate`, `purge` and
  * `token <userId>`. Reads the environment once, opens the database, and wires
  * the server; nothing imports this.
  */
 import cluster from 'node:cluster';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, readConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
+import { createRunner } from './db/runner.ts';
 import { createLogger, type Logger } from './log.ts';
+import { runPurgePass } from './purge.ts';
+import { type PurgeSchedule, startPurgeSchedule } from './purgeSchedule.ts';
 import { reportListening, runWorkers } from './workers.ts';
 import { SANDBOX_DOCUMENT } from './sandboxDocument.ts';
 import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve | migrate | token <userId> [--ttl <seconds>] | seed --bench]
+const USAGE = `Usage: backscroll [serve | migrate | purge | token <userId> [--ttl <seconds>] | seed --bench]
 
   serve            start the GraphQL server (the default)
   migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
+  purge            delete expired messages and old change-feed entries, then exit
   token <userId>   print a signed token for that user
   seed --bench     load the benchmark data set into DATABASE_URL
 
 Environment: PORT, JWT_SECRET, DATABASE_URL, BACKSCROLL_DATA_DIR, NODE_ENV,
-REVOKE_WINDOW_SECONDS, BACKSCROLL_INTROSPECTION, BACKSCROLL_LANDING_PAGE, LOG_LEVEL.`;
+REVOKE_WINDOW_SECONDS, BACKSCROLL_INTROSPECTION, BACKSCROLL_LANDING_PAGE, LOG_LEVEL,
+RETENTION_DAYS, RETENTION_MAX_MESSAGES, PURGE_INTERVAL_SECONDS, CHANGE_FEED_DAYS.`;
 
 function fail(message: string): never {
   process.stderr.write(`backscroll: ${message}\n`);
@@ -52,14 +58,26 @@ function open(config: Config): Promise<DatabaseHandle> {
   );
 }
 
+/** The in-process purge over `handle` (PURGE_INTERVAL_SECONDS), or null when it is not set. */
+function schedulePurge(config: Config, handle: DatabaseHandle, logger: Logger): PurgeSchedule | null {
+  if (config.purgeIntervalSeconds === null) return null;
+  // A runner per pass: a runner keeps the text of every statement it sent.
+  return startPurgeSchedule(config.purgeIntervalSeconds, (signal) => runPurgePass(createRunner(handle.client), config, logger, { signal }), logger);
+}
+
 async function serve(): Promise<void> {
   const config = loadConfig();
   // On PostgreSQL, migrating is a deliberate step: refuse to serve a database behind it.
   if (cluster.isPrimary && config.databaseUrl !== null) await ensureMigrated(config);
   if (cluster.isPrimary && config.workers > 1) {
+    // The primary purges, so the workers do not run one pass each at once.
+    const purgeHandle = config.purgeIntervalSeconds === null ? null : await open(config);
+    const purging = purgeHandle && schedulePurge(config, purgeHandle, createLogger(config.logLevel));
     await runWorkers(config.workers, (url) => {
       process.stdout.write(`backscroll is serving ${url} (PostgreSQL, ${config.workers} worker processes)\n`);
     });
+    await purging?.stop();
+    await purgeHandle?.close();
     return;
   }
   const logger = createLogger(config.logLevel);
@@ -81,11 +99,15 @@ async function serve(): Promise<void> {
     },
     config.port,
   );
+  // Started with no await before the handlers below, so shutting down always
+  // stops a pass before closing the database. Workers leave it to the primary.
+  const purging = cluster.isWorker ? null : schedulePurge(config, handle, logger);
   // Before saying "serving": a process manager (or a test) that signals as
   // soon as it reads that line must find the handlers in place, or the
   // default action kills the process without closing the database.
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
+    await purging?.stop();
     await server.stop();
     await handle.close();
     process.exit(0);
@@ -130,6 +152,53 @@ async function migrate(): Promise<void> {
   await handle.close();
 }
 
+async function purge(): Promise<void> {
+  const config = loadConfig();
+  if (config.databaseUrl !== null) await ensureMigrated(config);
+  // PGlite does not stop a second process from opening its folder, and two writing at once corrupt it.
+  const pidFile = resolve(config.dataDir, 'pglite', 'postmaster.pid');
+  if (config.databaseUrl === null && existsSync(pidFile)) {
+    fail(
+      `the PGlite data folder ${resolve(config.dataDir)} is open in another process (probably \`backscroll serve\`; ${pidFile} exists), ` +
+        'and PGlite serves one process at a time. Stop that process first, or set PURGE_INTERVAL_SECONDS to purge inside the server. ' +
+        'If no process has the folder open (one was killed), delete that file.',
+    );
+  }
+  const handle = await open(config);
+  if (handle.kind === 'pglite') await applyMigrations(handle);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const count = (n: number) => n.toLocaleString('en');
+  const { days, maxMessages } = config.retention;
+  say(
+    `purge: the server keeps ${days === null ? 'messages of any age' : `${count(days)} days`} and ` +
+      `${maxMessages === null ? 'any number of messages' : `the newest ${count(maxMessages)} messages`} per conversation ` +
+      `(conversations may set shorter limits), and ${count(config.changeFeedDays)} days of change feed`,
+  );
+  // Ctrl-C finishes the batch in flight and closes the database; the next run carries on.
+  const stopping = new AbortController();
+  process.once('SIGINT', () => stopping.abort());
+  process.once('SIGTERM', () => stopping.abort());
+  let lastProgress = performance.now();
+  const summary = await runPurgePass(createRunner(handle.client), config, createLogger('silent'), {
+    signal: stopping.signal,
+    onConversation: (r) => say(`purged ${count(r.messages)} messages from conversation ${r.convId} (through seq ${r.throughSeq})`),
+    onBatch: (deleted) => {
+      if (performance.now() - lastProgress < 5000) return;
+      lastProgress = performance.now();
+      say(`purging: ${count(deleted)} messages so far...`);
+    },
+  });
+  await handle.close();
+  // A script running this must see that the purge did not finish.
+  if (summary.stopped) process.exitCode = 1;
+  const rate = summary.seconds > 0 ? Math.round(summary.messages / summary.seconds) : 0;
+  say(
+    `purge${summary.stopped ? ' (stopped; run it again to finish)' : ''}: ${count(summary.messages)} messages from ` +
+      `${count(summary.conversations)} conversations in ${summary.seconds.toFixed(1)} s (${count(rate)} messages/s); ` +
+      `${count(summary.changesPruned)} change-feed entries pruned`,
+  );
+}
+
 async function seed(args: string[]): Promise<void> {
   if (args[0] !== '--bench') fail(`seed takes --bench (the benchmark data set).\n${USAGE}`);
   const config = loadConfig();
@@ -160,6 +229,7 @@ const [command = 'serve', ...rest] = process.argv.slice(2);
 const commands: Record<string, () => Promise<void>> = {
   serve,
   migrate,
+  purge,
   token: () => token(rest),
   seed: () => seed(rest),
 };

@@ -23,6 +23,10 @@ import { rateLimits } from './graphql/rateLimits.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
 import { answerProbe, isProbe, type ReadinessCheck } from './http/healthHandler.ts';
+import { createLiveEvents } from './realtime/conversationEvents.ts';
+import { httpRefusesSubscriptions } from './realtime/httpRefusesSubscriptions.ts';
+import { startEventHub } from './realtime/hub.ts';
+import { startSubscriptionServer } from './realtime/webSocketServer.ts';
 import { requestLog } from './graphql/requestLog.ts';
 import type { Logger } from './log.ts';
 
@@ -53,7 +57,11 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts the server on `port` (0 picks a free one) and resolves once it listens. */
+/**
+ * Starts the server on `port` (0 picks a free one) and resolves once it
+ * listens: GraphQL over HTTP, and subscriptions over WebSocket on the same
+ * path, fed by this process's one LISTEN connection.
+ */
 export async function startServer(options: ServerOptions, port: number): Promise<RunningServer> {
   const { config, client, logger } = options;
   const httpServer = createServer();
@@ -77,7 +85,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     formatError: createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL request')),
     // Cache hints are not used (history is per-viewer and private), and the
     // plugin wraps every field resolver: off.
-    validationRules: limits.validationRules,
+    validationRules: [...limits.validationRules, httpRefusesSubscriptions(GRAPHQL_PATH)],
     parseOptions: limits.parseOptions,
     plugins: [
       requireAuthentication,
@@ -90,16 +98,17 @@ export async function startServer(options: ServerOptions, port: number): Promise
     ],
   });
   await apollo.start();
+  const authenticate = createTokenVerifier({
+    secret: options.jwtSecret,
+    jwksUrl: config.jwtJwksUrl,
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
+  });
   const handler = createGraphQLHandler({
     apollo,
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
-    authenticate: createTokenVerifier({
-      secret: options.jwtSecret,
-      jwksUrl: config.jwtJwksUrl,
-      issuer: config.jwtIssuer,
-      audience: config.jwtAudience,
-    }),
+    authenticate,
     makeContext: (auth, stats) => createContext(client, config, auth, stats),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
@@ -107,6 +116,21 @@ export async function startServer(options: ServerOptions, port: number): Promise
   });
   const readiness = options.readiness ?? (async () => null);
   httpServer.on('request', (req, res) => void (isProbe(req.url) ? answerProbe(req, res, readiness) : handler(req, res)));
+  const hub = await startEventHub(client, logger);
+  const live = createLiveEvents(hub, client, config);
+  const formatError = createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL subscription'));
+  const subscriptions = startSubscriptionServer({
+    httpServer,
+    path: GRAPHQL_PATH,
+    schema,
+    authenticate,
+    makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }), live, resync }),
+    limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens, maxCost: config.queryLimits.nodes },
+    formatError,
+    maxPayloadBytes: MAX_BODY_BYTES,
+    production: config.production,
+  });
+  hub.onGap(() => subscriptions.resyncAll('Live events may have been missed; reconnect and fill the gap.'));
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, () => resolve());
@@ -116,6 +140,11 @@ export async function startServer(options: ServerOptions, port: number): Promise
     url: `http://localhost:${actualPort}${GRAPHQL_PATH}`,
     port: actualPort,
     httpServer,
-    stop: () => apollo.stop(),
+    stop: async () => {
+      // Sockets first: Apollo's drain waits for HTTP connections, not upgraded ones.
+      await subscriptions.close();
+      await apollo.stop();
+      await hub.close();
+    },
   };
 }

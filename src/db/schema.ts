@@ -9,6 +9,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  bigserial,
   check,
   integer,
   index,
@@ -39,8 +40,13 @@ export const conversations = pgTable(
     changeSeq: bigint('change_seq', { mode: 'number' }).notNull().default(0),
     /** Change-feed entries at or below this were pruned; a cursor below it must reload. */
     changesPrunedThrough: bigint('changes_pruned_through', { mode: 'number' }).notNull().default(0),
+    /** 'shared' | 'since_joined': what members who join later see of older history. */
+    historyVisibility: text('history_visibility').notNull().default('shared'),
   },
-  (t) => [check('conversations_kind_check', sql`${t.kind} in ('direct', 'group')`)],
+  (t) => [
+    check('conversations_kind_check', sql`${t.kind} in ('direct', 'group')`),
+    check('conversations_history_visibility_check', sql`${t.historyVisibility} in ('shared', 'since_joined')`),
+  ],
 );
 
 export const members = pgTable(
@@ -55,6 +61,8 @@ export const members = pgTable(
     clearSeq: bigint('clear_seq', { mode: 'number' }).notNull().default(0),
     /** Read cursor; only ever moves forward. */
     readSeq: bigint('read_seq', { mode: 'number' }).notNull().default(0),
+    /** The conversation's `max_seq` when this member joined: their floor while the group is 'since_joined'. */
+    joinedSeq: bigint('joined_seq', { mode: 'number' }).notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.convId, t.userId] }),
@@ -140,3 +148,18 @@ export const conversationChanges = pgTable(
     index('conversation_changes_created_idx').on(t.createdAt),
   ],
 );
+
+/** Announcements to every user: one row each, however many users there are. */
+export const announcements = pgTable('announcements', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  title: text('title').notNull(),
+  text: text('text').notNull(),
+  publishedBy: text('published_by').notNull(),
+  publishedAt: timestamp('published_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Per user, one "read up to" instant: announcements published after it are unread (read fan-out). */
+export const announcementReads = pgTable('announcement_reads', {
+  userId: text('user_id').primaryKey(),
+  readUpTo: timestamp('read_up_to', { withTimezone: true }).notNull(),
+});

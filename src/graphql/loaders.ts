@@ -6,14 +6,16 @@
  */
 import DataLoader from 'dataloader';
 import type { SqlRunner } from '../db/runner.ts';
+import { unreadCountOf, type UnreadCount } from '../history/unreadCount.ts';
 import { findMemberConversations } from '../store/conversations.ts';
+import { countReaders, countUnread, findLastMessages } from '../store/inbox.ts';
 import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
 
 /** One batch a loader ran: which loader and how many keys. */
 export interface LoaderBatch {
-  loader: 'conversation' | 'message' | 'body';
+  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'unread' | 'readCount';
   size: number;
 }
 
@@ -24,6 +26,12 @@ export interface Loaders {
   message: DataLoader<MessageKey, MessageRow | null, string>;
   /** What a message shows. Only load keys the viewer may see. */
   body: DataLoader<MessageKey, MessageBody, string>;
+  /** The newest message the viewer can see in a conversation, by uuid; null when none (or not a member). */
+  lastMessage: DataLoader<string, MessageRow | null>;
+  /** The viewer's unread count in a conversation, by uuid (nothing unread when not a member). */
+  unread: DataLoader<string, UnreadCount>;
+  /** Read receipts: how many members other than the sender have read a message. Only load keys the viewer may see. */
+  readCount: DataLoader<MessageKey, number, string>;
 }
 
 const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
@@ -50,6 +58,23 @@ export function createLoaders(db: SqlRunner, viewerId: string, retention: Retent
       async (keys) => {
         batches.push({ loader: 'body', size: keys.length });
         return findMessageBodies(db, keys);
+      },
+      { cacheKeyFn: keyOf },
+    ),
+    lastMessage: new DataLoader(async (ids) => {
+      batches.push({ loader: 'lastMessage', size: ids.length });
+      const byId = await findLastMessages(db, viewerId, retention, ids);
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    unread: new DataLoader(async (ids) => {
+      batches.push({ loader: 'unread', size: ids.length });
+      const byId = await countUnread(db, viewerId, retention, ids);
+      return ids.map((id) => unreadCountOf(byId.get(id) ?? 0));
+    }),
+    readCount: new DataLoader(
+      async (keys) => {
+        batches.push({ loader: 'readCount', size: keys.length });
+        return countReaders(db, keys);
       },
       { cacheKeyFn: keyOf },
     ),

@@ -12,12 +12,21 @@ import { DEFAULT_PAGE_SIZE } from '../history/pageWindow.ts';
 type PageSize = (args: Record<string, unknown>) => number;
 
 const AROUND_DEFAULT = 20;
+const INBOX_DEFAULT = 20;
 const count = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback);
 
 /** The paged fields of the schema and the most items each can answer. */
 export const PAGED_FIELDS: Record<string, PageSize> = {
   messages: (args) => count(args.first ?? args.last, DEFAULT_PAGE_SIZE),
   messagesAround: (args) => count(args.before, AROUND_DEFAULT) + count(args.after, AROUND_DEFAULT) + 1,
+};
+
+/**
+ * Lists that are not messages but multiply the pages below them: each
+ * conversation of an inbox page can ask for its own message pages.
+ */
+export const MULTIPLYING_FIELDS: Record<string, PageSize> = {
+  conversations: (args) => count(args.first, INBOX_DEFAULT),
 };
 
 function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
@@ -40,9 +49,10 @@ export function operationCost(
     let total = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
-        const pageSize = PAGED_FIELDS[selection.name.value];
+        const name = selection.name.value;
+        const pageSize = PAGED_FIELDS[name] ?? MULTIPLYING_FIELDS[name];
         const here = pageSize ? multiplier * pageSize(argumentsOf(selection.arguments, variables)) : multiplier;
-        if (pageSize) total += here;
+        if (PAGED_FIELDS[name]) total += here;
         if (selection.selectionSet) total += walk(selection.selectionSet, here, inFragments);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         total += walk(selection.selectionSet, multiplier, inFragments);

@@ -11,12 +11,26 @@ import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
 export type GlobalRef =
   | { type: 'Conversation'; convId: string }
   | { type: 'Message'; convId: string; seq: number }
+  | { type: 'Announcement'; id: number }
   | { type: 'User'; userId: string }
   /** Shaped like one of our ids but edited or cut: names nothing. */
   | { type: 'Invalid' };
 
 const CONVERSATION = 'C';
 const MESSAGE = 'M';
+const ANNOUNCEMENT = 'A';
+
+/** The id of announcement `id`. */
+export function announcementGlobalId(id: number): string {
+  return encodeOpaque(ANNOUNCEMENT, [id]);
+}
+
+/** The announcement number behind an announcement id, or null if `id` is not one. */
+export function decodeAnnouncementId(id: string): number | null {
+  const fields = decodeOpaque(ANNOUNCEMENT, 1, id);
+  const number = fields === null ? null : parseSeq(fields[0]!);
+  return number === null || number < 1 ? null : number;
+}
 
 /** The id of conversation `convId`. */
 export function conversationGlobalId(convId: string): string {
@@ -51,6 +65,8 @@ export function decodeGlobalId(id: string): GlobalRef {
   if (convId !== null) return { type: 'Conversation', convId };
   const message = decodeMessageId(id);
   if (message !== null) return { type: 'Message', ...message };
+  const announcement = decodeAnnouncementId(id);
+  if (announcement !== null) return { type: 'Announcement', id: announcement };
   if (looksLikeOurs(id)) return { type: 'Invalid' };
   return { type: 'User', userId: id };
 }
@@ -64,7 +80,9 @@ const OUR_SHAPE = /^[CM]:[0-9a-f]{8}-[\x21-\x7e]*$/;
 
 function looksLikeOurs(id: string): boolean {
   // Well-checksummed but around a non-uuid or seq 0: made by hand, names nothing.
-  if (decodeOpaque(CONVERSATION, 1, id) !== null || decodeOpaque(MESSAGE, 2, id) !== null) return true;
+  if (decodeOpaque(CONVERSATION, 1, id) !== null || decodeOpaque(MESSAGE, 2, id) !== null || decodeOpaque(ANNOUNCEMENT, 1, id) !== null) {
+    return true;
+  }
   if (!/^[A-Za-z0-9_-]+$/.test(id)) return false;
   return OUR_SHAPE.test(Buffer.from(id, 'base64url').toString('latin1'));
 }

@@ -4,14 +4,16 @@
  * watermarks (clear history, read cursor).
  */
 import { randomUUID } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { notifyExpression } from '../realtime/notify.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { recordChanges } from './changes.ts';
 import type { ConversationRow } from './rows.ts';
-import { expiredThrough, type RetentionClock } from './sqlFragments.ts';
+import { expiredThrough, isoTime, type RetentionClock } from './sqlFragments.ts';
 
-interface RawConversationRow {
+/** A conversation row as `conversationColumns` selects it, before `toConversationRow`. */
+export interface RawConversationRow {
   id: string;
   kind: 'direct' | 'group';
   title: string | null;
@@ -22,9 +24,12 @@ interface RawConversationRow {
   retention_days: number | null;
   retention_max_messages: number | null;
   expired_through: number;
+  history_visibility: 'shared' | 'since_joined';
+  last_activity_at: string;
 }
 
-const toConversationRow = (r: RawConversationRow): ConversationRow => ({
+/** Maps a raw row selected with `conversationColumns` to a `ConversationRow`. */
+export const toConversationRow = (r: RawConversationRow): ConversationRow => ({
   id: r.id,
   kind: r.kind,
   title: r.title,
@@ -34,7 +39,20 @@ const toConversationRow = (r: RawConversationRow): ConversationRow => ({
   clearSeq: r.clear_seq,
   ownRetention: { days: r.retention_days, maxMessages: r.retention_max_messages },
   expiredThroughSeq: r.expired_through,
+  historyVisibility: r.history_visibility,
+  lastActivityAt: r.last_activity_at,
 });
+
+/**
+ * The columns of a `ConversationRow`, from `members mb` joined to
+ * `conversations c`; every statement that hands out conversation rows (the
+ * lookup by id, the inbox) selects these, so the rows agree field for field.
+ */
+export function conversationColumns(retention: RetentionClock): SQL {
+  return sql`c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq,
+        c.retention_days, c.retention_max_messages, ${expiredThrough('c', retention)} as expired_through, c.history_visibility,
+        ${isoTime('c.last_activity_at')} as last_activity_at`;
+}
 
 /** The conversations among `convIds` that `viewerId` is a member of. */
 export async function findMemberConversations(
@@ -44,8 +62,7 @@ export async function findMemberConversations(
   convIds: readonly string[],
 ): Promise<ConversationRow[]> {
   if (convIds.length === 0) return [];
-  const rows = await db.rows<RawConversationRow>(sql`select c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq,
-        c.retention_days, c.retention_max_messages, ${expiredThrough('c', retention)} as expired_through
+  const rows = await db.rows<RawConversationRow>(sql`select ${conversationColumns(retention)}
       from members mb join conversations c on c.id = mb.conv_id
       where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`);
   return rows.map(toConversationRow);
@@ -64,11 +81,12 @@ export async function createGroup(
   ownerId: string,
   title: string | null,
   memberIds: readonly string[],
+  historyVisibility: 'shared' | 'since_joined' = 'shared',
 ): Promise<string> {
   const id = randomUUID();
   const others = [...new Set(memberIds)].filter((m) => m !== ownerId);
   await db.transaction(async (tx) => {
-    await tx.rows(sql`insert into conversations (id, kind, title) values (${id}, 'group', ${title})`);
+    await tx.rows(sql`insert into conversations (id, kind, title, history_visibility) values (${id}, 'group', ${title}, ${historyVisibility})`);
     await tx.rows(insertMembers(id, [ownerId, ...others], ['owner', ...others.map(() => 'member')]));
   });
   return id;
@@ -108,13 +126,17 @@ export type MarkReadOutcome = { kind: 'not-member' } | { kind: 'beyond-max'; max
 /** Moves the member's read cursor forward to `seq` (never back), in one statement. */
 export async function markRead(db: SqlRunner, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
   const rows = await db.rows<{ max_seq: number; read_seq: number | null }>(sql`with target as (
-        select c.max_seq from members mb join conversations c on c.id = mb.conv_id
+        select c.max_seq, mb.read_seq as old_read_seq from members mb join conversations c on c.id = mb.conv_id
         where mb.conv_id = ${convId} and mb.user_id = ${viewerId}),
       moved as (
         update members set read_seq = greatest(read_seq, ${seq})
         where conv_id = ${convId} and user_id = ${viewerId} and ${seq} <= (select max_seq from target)
         returning read_seq)
-      select t.max_seq, (select read_seq from moved) as read_seq from target t`);
+      select t.max_seq, (select read_seq from moved) as read_seq,
+        -- Announced only when the cursor moved forward.
+        (select ${notifyExpression({ convId, kind: 'read', seq: sql`moved.read_seq`, toSeq: sql`moved.read_seq`, userId: viewerId })}
+          from moved where moved.read_seq > t.old_read_seq) as notified
+      from target t`);
   const row = rows[0];
   if (row === undefined) return { kind: 'not-member' };
   if (row.read_seq === null) return { kind: 'beyond-max', maxSeq: row.max_seq };

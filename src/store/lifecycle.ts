@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
+import { notifyAll } from '../realtime/notify.ts';
 import { type ChangeEntry, recordChanges } from './changes.ts';
 import type { MessageKey } from './messages.ts';
 import { expiredThrough, keyArrays, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
@@ -92,6 +93,7 @@ export async function purgeMessages(
       seqRanges(convId, seqs).map((range) => ({ ...range, kind: 'purged' as const, userId: null, subjectId: null })),
     );
     await recordChanges(tx, entries);
+    await notifyAll(tx, entries.map((e) => ({ convId: e.convId, kind: 'purged', seq: e.fromSeq, toSeq: e.toSeq, userId: null })));
     return { kind: 'purged', count: gone.length };
   });
 }

@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
+import { notifyExpression } from '../realtime/notify.ts';
 import { recordChanges } from './changes.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
@@ -57,7 +58,8 @@ export async function revokeMessage(
           where conv_id = ${convId} and seq = ${seq}
           returning *),
         gone as (delete from message_bodies b using r where b.conv_id = r.conv_id and b.seq = r.seq)
-        select ${messageColumns('r')} from r`);
+        select ${messageColumns('r')}, ${notifyExpression({ convId: sql`r.conv_id`, kind: 'revoked', seq: sql`r.seq`, toSeq: sql`r.seq` })} as notified
+        from r`);
     await recordChanges(tx, [{ convId, kind: 'revoked', fromSeq: seq, toSeq: seq, userId: null, subjectId: null }]);
     return { kind: 'revoked', message: toMessageRow(updated[0]!) };
   });

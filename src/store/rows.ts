@@ -52,6 +52,10 @@ export interface ConversationRow {
   ownRetention: RetentionPolicy;
   /** Seqs at or below this are expired, as of the request's clock. */
   expiredThroughSeq: number;
+  /** What members who join later see of older history. */
+  historyVisibility: 'shared' | 'since_joined';
+  /** When the last message was sent (or the conversation created); ISO 8601, UTC. */
+  lastActivityAt: string;
 }
 
 /** A unique-constraint violation, as either driver reports it (SQLSTATE 23505). */

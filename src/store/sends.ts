@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { notifyExpression } from '../realtime/notify.ts';
 import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns } from './sqlFragments.ts';
 
@@ -53,7 +54,9 @@ export async function sendMessage(
           returning *),
         body as (
           insert into message_bodies (conv_id, seq, text) select conv_id, seq, ${text} from m)
-        select ${messageColumns('m')} from m`);
+        -- Announced at commit, ids only; a deduplicated retry rolls back and announces nothing.
+        select ${messageColumns('m')}, ${notifyExpression({ convId: sql`m.conv_id`, kind: 'sent', seq: sql`m.seq`, toSeq: sql`m.seq` })} as notified
+        from m`);
   } catch (error) {
     // A retry racing (or following) the first copy: the statement rolled back
     // whole, so no seq was used; answer with the first copy.

@@ -33,11 +33,17 @@ export function expiredThrough(c: string, clock: RetentionClock): SQL {
 }
 
 /**
- * The lowest seq a member can still see is above this: the higher of their
- * clear watermark (`mb.clear_seq`) and the conversation's retention cut-off.
+ * The lowest seq a member can still see is above this: the highest of their
+ * clear watermark (`mb.clear_seq`), the seq they joined at while the group
+ * shows new members only what came after (`since_joined`), and the
+ * conversation's retention cut-off.
  */
 export function visibleFloor(mb: string, c: string, clock: RetentionClock): SQL {
-  return sql`greatest(${sql.raw(mb)}.clear_seq, ${expiredThrough(c, clock)})`;
+  const member = sql.raw(mb);
+  const conversation = sql.raw(c);
+  return sql`greatest(${member}.clear_seq,
+    case when ${conversation}.history_visibility = 'since_joined' then ${member}.joined_seq else 0 end,
+    ${expiredThrough(c, clock)})`;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { inject } from 'vitest';
+import { inject, it } from 'vitest';
 import postgres from 'postgres';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
@@ -14,6 +14,15 @@ export type Backend = 'pglite' | 'postgres';
 
 /** The backends this run covers: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const backends: Backend[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+/**
+ * `it` for the PostgreSQL run of a `describe.each(backends)` file, and
+ * nothing at all on PGlite: for behaviour only a server shows (several
+ * connections, a dropped LISTEN). Not registered, rather than skipped.
+ */
+export function postgresOnly(backend: Backend): typeof it {
+  return ((...args: Parameters<typeof it>) => (backend === 'postgres' ? it(...args) : undefined)) as typeof it;
+}
 
 /** The URL of a database named `name` on the DATABASE_URL server. */
 export function databaseUrl(name: string): string {

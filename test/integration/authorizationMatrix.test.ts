@@ -9,17 +9,21 @@ import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type Harness, startHarness } from '../helpers/harness.ts';
+import { liveClient } from '../helpers/liveClient.ts';
 import { createGroup, send } from '../helpers/operations.ts';
 
 const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
 const rootFields = [
   ...Object.keys(schema.getQueryType()!.getFields()).map((f) => `Query.${f}`),
   ...Object.keys(schema.getMutationType()!.getFields()).map((f) => `Mutation.${f}`),
+  ...Object.keys(schema.getSubscriptionType()!.getFields()).map((f) => `Subscription.${f}`),
 ];
 
 /** Root fields that never reach another user's conversation data, and why. */
 const EXEMPT: Record<string, string> = {
-  'Query.viewer': 'answers only the caller their own id',
+  'Query.viewer': "answers only the caller's own id, inbox (their memberships; inbox.test.ts) and announcements",
+  'Mutation.publishAnnouncement': 'admin only (FORBIDDEN otherwise); announcements are for every user',
+  'Mutation.markAnnouncementsRead': "moves only the caller's own read-up-to instant",
   'Mutation.createConversation': 'creates a new conversation owned by the caller',
   'Mutation.openDirectConversation': "opens the caller's own direct conversation",
   'Mutation.eraseUser': 'needs the admin role and answers FORBIDDEN to everyone else (lifecycle.test.ts); it reveals nothing about any conversation',
@@ -42,6 +46,20 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { conversation(id: $id) { messagesAt(time: "2000-01-01T00:00:00.000Z") { edges { node { seq } } gaps { from to } } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { changes { changes { kind fromSeq } cursor goneThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { retentionPolicy { days maxMessages expiredThroughSeq } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { lastMessage { seq } unreadCount lastActivityAt myRole historyVisibility } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { members { edges { node { user { id } role } } } } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.addMembers': (t) => [
+    { query: 'mutation ($id: ID!) { addMembers(input: { conversationId: $id, userIds: ["carol"] }) { addedCount } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.removeMember': (t) => [
+    { query: 'mutation ($id: ID!) { removeMember(input: { conversationId: $id, userId: "bob" }) { conversation { id } } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.leaveConversation': (t) => [
+    { query: 'mutation ($id: ID!) { leaveConversation(input: { conversationId: $id }) { conversationId } }', variables: { id: t.conversationId } },
+  ],
+  'Mutation.setHistoryVisibility': (t) => [
+    { query: 'mutation ($id: ID!) { setHistoryVisibility(input: { conversationId: $id, historyVisibility: SINCE_JOINED }) { conversation { id } } }', variables: { id: t.conversationId } },
   ],
   'Query.message': (t) => [
     { query: 'query ($id: ID!) { message(id: $id) { seq content { ... on TextContent { text } } conversation { title } } }', variables: { id: t.messageId } },
@@ -73,9 +91,17 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
   ],
 };
 
+/** Subscription fields, aimed at `target` over WebSocket. */
+const SUBSCRIPTION_CASES: Record<string, (t: Target) => { query: string; variables: Record<string, unknown> }> = {
+  'Subscription.conversationEvents': (t) => ({
+    query: 'subscription ($id: ID!) { conversationEvents(conversationId: $id) { kind seq message { content { ... on TextContent { text } } } } }',
+    variables: { id: t.conversationId },
+  }),
+};
+
 describe('The authorization matrix covers the schema', () => {
   it('has a case or a stated exemption for every root field', () => {
-    const uncovered = rootFields.filter((field) => !(field in CASES) && !(field in EXEMPT));
+    const uncovered = rootFields.filter((field) => !(field in CASES) && !(field in EXEMPT) && !(field in SUBSCRIPTION_CASES));
     expect(uncovered).toEqual([]);
   });
 });
@@ -99,7 +125,7 @@ describe.each(backends)('Authorization matrix (%s)', (backend) => {
   });
   afterAll(async () => {
     await harness.close();
-    const checked = Object.keys(CASES).length;
+    const checked = Object.keys(CASES).length + Object.keys(SUBSCRIPTION_CASES).length;
     console.log(`authz (${backend}): 0 leaks over ${probes} intruder requests on ${checked} root fields (${Object.keys(EXEMPT).length} exempt)`);
   });
 
@@ -113,6 +139,24 @@ describe.each(backends)('Authorization matrix (%s)', (backend) => {
       expect(response.text).not.toContain(target.title);
     }
     expect((await alice.gql(STATE, { id: target.conversationId })).data).toEqual(before.data);
+  });
+
+  it.each(Object.keys(SUBSCRIPTION_CASES))('%s answers a non-member NOT_FOUND and an anonymous socket 4401, delivering nothing', async (field) => {
+    const { query, variables } = SUBSCRIPTION_CASES[field]!(target);
+    const intruder = liveClient(harness.server.url, { authorization: `Bearer ${carol.token}` });
+    const anonymous = liveClient(harness.server.url);
+    try {
+      const refused = intruder.subscribe(query, variables);
+      expect(await refused.next()).toMatchObject({ errors: [{ extensions: { code: 'NOT_FOUND' } }] });
+      expect(await anonymous.subscribe(query, variables).ended).toMatchObject({ kind: 'closed', code: 4401 });
+      probes += 2;
+      // A message sent now reaches neither.
+      await send(alice, target.conversationId, 'after the probes');
+      expect(JSON.stringify(refused.received)).not.toContain(target.secretText);
+      expect(refused.received).toHaveLength(1);
+    } finally {
+      await Promise.all([intruder.dispose(), anonymous.dispose()]);
+    }
   });
 
   it.each(Object.keys(CASES))('%s answers an anonymous caller UNAUTHENTICATED', async (field) => {

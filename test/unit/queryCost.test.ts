@@ -37,6 +37,14 @@ describe('Operation cost: messages a query could return', () => {
     ).toBe(100 + 100 * 100);
   });
 
+  it('multiplies the pages of each inbox conversation by the inbox page size, 20 by default, counting no conversation itself', () => {
+    expect([
+      cost('{ viewer { conversations(first: 100) { edges { node { messages(last: 100) { startSeq } } } } } }'),
+      cost('{ viewer { conversations { edges { node { messagesAround(messageId: "m") { startSeq } } } } } }'),
+      cost('{ viewer { conversations(first: 100) { edges { node { title lastMessage { seq } } } } } }'),
+    ]).toEqual([100 * 100, 20 * 41, 0]);
+  });
+
   it('reads page sizes from variables', () => {
     expect(cost('query ($n: Int) { conversation(id: "x") { messages(last: $n) { startSeq } } }', { n: 80 })).toBe(80);
   });

@@ -258,6 +258,11 @@ export type ConversationEdge = {
 /** One live event in a conversation. */
 export type ConversationEvent = {
   __typename?: 'ConversationEvent';
+  /**
+   * A page cursor at `toSeq`. After a reconnect, `messages(after: cursor)` of
+   * the last event you received fills exactly what you missed.
+   */
+  cursor: Scalars['String']['output'];
   /** What happened. */
   kind: ConversationEventKind;
   /** `MESSAGE_SENT`, `MESSAGE_REVOKED`: the message as you see it; null if you cannot see it (you deleted it for yourself). */
@@ -1390,6 +1395,7 @@ export type ConversationEdgeResolvers<ContextType = RequestContext, ParentType e
 };
 
 export type ConversationEventResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['ConversationEvent'] = ResolversParentTypes['ConversationEvent']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['ConversationEventKind'], ParentType, ContextType>;
   message?: Resolver<Maybe<ResolversTypes['Message']>, ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['Seq'], ParentType, ContextType>;

@@ -4,17 +4,31 @@ import type { Resolvers } from '../generated/resolvers.ts';
 import { ChangeConnection, MessageChange } from './changes.ts';
 import { MessageConnection, MessageEdge } from './connection.ts';
 import { Conversation } from './conversation.ts';
+import { conversationInboxFields } from './conversationInbox.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
 import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
+import { ConversationEvent, Subscription } from './subscription.ts';
+import { ConversationConnection, ConversationEdge, Viewer } from './viewer.ts';
+import { Announcement, AnnouncementConnection, AnnouncementEdge, announcementMutations, viewerAnnouncementFields } from './announcements.ts';
+import { conversationMembershipFields, Member, MemberConnection, MemberEdge, membershipMutations } from './membership.ts';
 
 export const resolvers: Resolvers = {
   DateTime: DateTimeScalar,
   Seq: SeqScalar,
   Query,
   Node,
-  Mutation,
-  Conversation,
+  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations },
+  Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields },
+  Viewer: { ...Viewer, ...viewerAnnouncementFields },
+  ConversationConnection,
+  ConversationEdge,
+  Member,
+  MemberConnection,
+  MemberEdge,
+  Announcement,
+  AnnouncementConnection,
+  AnnouncementEdge,
   MessageConnection,
   MessageEdge,
   Message,
@@ -22,4 +36,6 @@ export const resolvers: Resolvers = {
   RevokedContent,
   ChangeConnection,
   MessageChange,
+  Subscription,
+  ConversationEvent,
 };

@@ -29,6 +29,7 @@ export const Message: MessageResolvers = {
         throw notFound('The message was deleted while this page was being read.');
     }
   },
+  readCount: (message, _args, context) => viewerOf(context).loaders.readCount.load({ convId: message.convId, seq: message.seq }),
 };
 
 export const MessageContent: MessageContentResolvers = {

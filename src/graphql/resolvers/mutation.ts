@@ -3,10 +3,9 @@
  * and each write is one statement or one transaction, so a refused call
  * changes nothing.
  */
-import { decodeConversationId, messageGlobalId } from '../../history/globalId.ts';
+import { messageGlobalId } from '../../history/globalId.ts';
 import { textProblem } from '../../history/messageText.ts';
 import { codePointLength, isStorable } from '../../history/storableText.ts';
-import { isValidUserId, MAX_USER_ID_LENGTH } from '../../history/userId.ts';
 import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
 import { policyProblem } from '../../history/retention.ts';
 import { hideMessages } from '../../store/hides.ts';
@@ -16,10 +15,9 @@ import { sendMessage } from '../../store/sends.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
+import { checkedTitle, checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
 import { conversationNotFound, freshConversation, messageKeyOf, messageNotFound } from './lookups.ts';
 
-const MAX_TITLE = 200;
-const MAX_MEMBERS = 1000;
 const MAX_CLIENT_MSG_ID = 128;
 const MAX_HIDE_IDS = 100;
 const MAX_PURGE_IDS = 100;
@@ -36,37 +34,17 @@ function messageKeysOf(argumentName: string, ids: readonly string[], max: number
   return [...keys.values()];
 }
 
-/** The conversation uuid in an argument; `NOT_FOUND` for anything that is not a conversation id. */
-function conversationUuid(id: string): string {
-  const convId = decodeConversationId(id);
-  if (convId === null) throw conversationNotFound(id);
-  return convId;
-}
-
-function checkUserId(argumentName: string, userId: string): void {
-  if (!isValidUserId(userId)) {
-    throw badUserInput(
-      `Argument \`${argumentName}\` must hold user ids of 1 to ${MAX_USER_ID_LENGTH} printable characters, got ${echo(userId)}.`,
-      argumentName,
-    );
-  }
-}
 
 export const Mutation: MutationResolvers = {
   createConversation: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
-    let title: string | null = null;
-    if (input.title !== null && input.title !== undefined) {
-      title = input.title.trim();
-      if (title.length === 0 || codePointLength(title, MAX_TITLE) > MAX_TITLE || !isStorable(title)) {
-        throw badUserInput(`Argument \`title\` must be 1 to ${MAX_TITLE} characters after trimming, got ${echo(input.title)}.`, 'title');
-      }
-    }
+    const title = input.title === null || input.title === undefined ? null : checkedTitle('title', input.title);
     if (input.memberIds.length > MAX_MEMBERS) {
       throw badUserInput(`Argument \`memberIds\` may name at most ${MAX_MEMBERS} users, got ${input.memberIds.length}.`, 'memberIds');
     }
     for (const memberId of input.memberIds) checkUserId('memberIds', memberId);
-    const convId = await createGroup(context.db, viewerId, title, input.memberIds);
+    const visibility = input.historyVisibility === 'SINCE_JOINED' ? 'since_joined' : 'shared';
+    const convId = await createGroup(context.db, viewerId, title, input.memberIds, visibility);
     return { conversation: await freshConversation(loaders, convId) };
   },
 

@@ -4,6 +4,7 @@ import { selectedFieldNames } from '../selection.ts';
 import { viewerOf } from '../context.ts';
 import { echo, notFound } from '../errors.ts';
 import type { NodeResolvers, QueryResolvers } from '../generated/resolvers.ts';
+import { findAnnouncement } from '../../store/announcements.ts';
 import { readableConversation, readableMessage } from './lookups.ts';
 
 export const Query: QueryResolvers = {
@@ -27,23 +28,30 @@ export const Query: QueryResolvers = {
         return readableMessage(loaders, id);
       case 'User':
         return { id: ref.userId };
+      case 'Announcement': {
+        const announcement = await findAnnouncement(context.db, viewerOf(context).viewerId, ref.id);
+        if (announcement === null) throw notFound(`No object with id ${echo(id)} that you can read.`);
+        return announcement;
+      }
       case 'Invalid':
         throw notFound(`No object with id ${echo(id)} that you can read.`);
     }
   },
 };
 
-const PAGE_FIELDS = new Set(['messages', 'messagesAround', 'id', '__typename']);
+/** Fields whose statements check membership themselves. */
+const PAGE_FIELDS = new Set(['messages', 'messagesAround', 'messagesAt', 'changes', 'members', 'id', '__typename']);
 
 /** Whether a Conversation selection reads pages and nothing that needs the row first. */
 function asksOnlyForPages(names: Set<string>): boolean {
-  return (names.has('messages') || names.has('messagesAround')) && [...names].every((name) => PAGE_FIELDS.has(name));
+  return [...names].some((name) => name !== 'id' && name !== '__typename') && [...names].every((name) => PAGE_FIELDS.has(name));
 }
 
 export const Node: NodeResolvers = {
   // Models carry no type tag; each has a field the others lack.
   __resolveType: (model) => {
     if ('senderId' in model) return 'Message';
+    if ('publishedAt' in model) return 'Announcement';
     if ('kind' in model || 'unchecked' in model) return 'Conversation';
     return 'User';
   },

@@ -1,0 +1,243 @@
+/**
+ * The fan-out row of `npm run bench`: 500 subscribers (distinct users, all
+ * members of one group of its own) hold `conversationEvents` open on the
+ * server under test over WebSocket, while one member sends 200 messages over
+ * HTTP at a steady rate. Measured per (subscriber, message): from the moment
+ * the send left the bench to the moment the event arrived with the message's
+ * text. Subscribers and sender share this process and its clock.
+ *
+ * Leaves the database as it found it: the group and everything in it are
+ * deleted at the end (and before, should an interrupted run have left it).
+ *
+ * Run alone: `DATABASE_URL=... node --import tsx bench/fanout.ts` starts its
+ * own server process (BENCH_WORKERS, default 2) for the measurement.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { createClient, type Client as SocketClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { signToken } from '../src/auth/tokens.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { conversationGlobalId } from '../src/history/globalId.ts';
+
+export const FANOUT = { subscribers: 500, messages: 200, perSecond: 20 };
+/** The group's id: apart from the seeded ones (`...-4000-8000-...`) and the purge row's (`...-4000-9000-...`). */
+const CONVERSATION_ID = '00000000-0000-4000-a000-000000000000';
+const SENDER = 'fanout-sender';
+const subscriberId = (i: number) => `fanout-${i}`;
+/** How long after the last send missing deliveries are waited for. */
+const DRAIN_MS = 30_000;
+
+const EVENTS = `subscription Events($id: ID!) {
+  conversationEvents(conversationId: $id) { kind seq message { content { ... on TextContent { text } } } }
+}`;
+const SEND = `mutation Send($conversationId: ID!, $clientMsgId: String!, $text: String!) {
+  sendMessage(input: { conversationId: $conversationId, clientMsgId: $clientMsgId, text: $text }) { message { seq } }
+}`;
+
+/** What the fan-out row measured. */
+export interface FanoutMeasurement {
+  subscribers: number;
+  messages: number;
+  /** Deliveries expected: subscribers x messages. */
+  expected: number;
+  delivered: number;
+  /** Send-to-delivery latency over every delivery, ms. */
+  p50: number;
+  p99: number;
+  max: number;
+  /** Deliveries per second, from the first send to the last delivery. */
+  perSecond: number;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+/** Deletes the group and everything in it. */
+async function removeGroup(databaseUrl: string): Promise<void> {
+  const db = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 1 });
+  try {
+    await db.db.transaction(async (tx) => {
+      for (const table of ['message_hides', 'message_bodies', 'messages', 'conversation_changes', 'members']) {
+        await tx.execute(sql`delete from ${sql.identifier(table)} where conv_id = ${CONVERSATION_ID}`);
+      }
+      await tx.execute(sql`delete from conversations where id = ${CONVERSATION_ID}`);
+    });
+  } finally {
+    await db.close();
+  }
+}
+
+/** Creates the group with its sender (owner) and subscribers, set-based. */
+async function createGroup(databaseUrl: string, subscribers: number): Promise<void> {
+  const db = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 1 });
+  try {
+    await db.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into conversations (id, kind, title) values (${CONVERSATION_ID}, 'group', 'fan-out bench')`);
+      await tx.execute(sql`insert into members (conv_id, user_id, role)
+        select ${CONVERSATION_ID}::uuid, ${SENDER}, 'owner'
+        union all
+        select ${CONVERSATION_ID}::uuid, 'fanout-' || k, 'member' from generate_series(0, ${subscribers - 1}) k`);
+    });
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * Measures fan-out on the server whose GraphQL endpoint is `url` (tokens
+ * signed with `secret`), in the database at `databaseUrl`.
+ */
+export async function measureFanout(
+  databaseUrl: string,
+  url: string,
+  secret: string,
+  log: (line: string) => void,
+  { subscribers, messages, perSecond } = FANOUT,
+): Promise<FanoutMeasurement> {
+  await removeGroup(databaseUrl);
+  await createGroup(databaseUrl, subscribers);
+  const sockets: SocketClient[] = [];
+  try {
+    const id = conversationGlobalId(CONVERSATION_ID);
+    const senderToken = await signToken(secret, SENDER, 3600);
+    const runId = Math.random().toString(36).slice(2, 8);
+    let sends = 0;
+    const send = async (text: string): Promise<number> => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${senderToken}` },
+        body: JSON.stringify({ query: SEND, variables: { conversationId: id, clientMsgId: `fanout-${runId}-${sends++}`, text } }),
+      });
+      const body = (await response.json()) as { data?: { sendMessage: { message: { seq: number } } }; errors?: unknown };
+      if (!body.data) throw new Error(`a fan-out send failed: ${JSON.stringify(body.errors)}`);
+      return body.data.sendMessage.message.seq;
+    };
+
+    // Per message index: when its send left; per subscriber: the latest seq seen.
+    const sentAt: number[] = [];
+    const latencies: number[] = [];
+    const latestSeq = new Array<number>(subscribers).fill(0);
+    let lastDeliveryAt = 0;
+    let failures = 0;
+    const socketUrl = url.replace(/^http/, 'ws');
+    log(`fan-out: connecting ${subscribers} subscribers...`);
+    for (let i = 0; i < subscribers; i++) {
+      const token = await signToken(secret, subscriberId(i), 3600);
+      const socket = createClient({ url: socketUrl, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+      sockets.push(socket);
+      socket.subscribe<{ conversationEvents: { seq: number; message: { content: { text?: string } } | null } }>(
+        { query: EVENTS, variables: { id } },
+        {
+          next: (result) => {
+            const event = result.data?.conversationEvents;
+            if (!event) {
+              failures += 1;
+              return;
+            }
+            latestSeq[i] = event.seq;
+            const match = /^fanout (\d+)$/.exec(event.message?.content.text ?? '');
+            if (match === null) return;
+            const now = performance.now();
+            latencies.push(now - sentAt[Number(match[1])]!);
+            lastDeliveryAt = now;
+          },
+          error: () => (failures += 1),
+          complete: () => undefined,
+        },
+      );
+    }
+    // graphql-ws does not acknowledge a subscription: send until every subscriber has seen one.
+    for (let attempt = 0; ; attempt++) {
+      const seq = await send('warm-up');
+      const deadline = Date.now() + 2000;
+      while (latestSeq.some((s) => s < seq) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      if (latestSeq.every((s) => s >= seq)) break;
+      if (attempt === 20) throw new Error(`only ${latestSeq.filter((s) => s >= seq).length} of ${subscribers} subscriptions went live`);
+    }
+
+    log(`fan-out: ${messages} messages at ${perSecond}/s to ${subscribers} subscribers...`);
+    const started = performance.now();
+    const pending: Promise<number>[] = [];
+    for (let k = 0; k < messages; k++) {
+      const due = started + (k * 1000) / perSecond;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      sentAt[k] = performance.now();
+      pending.push(send(`fanout ${k}`));
+    }
+    await Promise.all(pending);
+    const expected = subscribers * messages;
+    const drainUntil = performance.now() + DRAIN_MS;
+    while (latencies.length < expected && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
+    if (failures > 0) log(`fan-out: ${failures} subscriptions reported errors`);
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      subscribers,
+      messages,
+      expected,
+      delivered: latencies.length,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted.at(-1) ?? NaN,
+      perSecond: latencies.length / ((lastDeliveryAt - started) / 1000),
+    };
+  } finally {
+    await Promise.all(sockets.map((socket) => socket.dispose()));
+    await removeGroup(databaseUrl);
+  }
+}
+
+/** The fan-out table's rows. */
+export function fanoutRows(m: FanoutMeasurement): string[][] {
+  return [
+    [
+      `${m.subscribers} subscribers x ${m.messages} messages`,
+      `${m.delivered.toLocaleString('en')} of ${m.expected.toLocaleString('en')}`,
+      m.p50.toFixed(1),
+      m.p99.toFixed(1),
+      m.max.toFixed(1),
+      m.perSecond.toFixed(0),
+    ],
+  ];
+}
+
+/** The fan-out table's header. */
+export const FANOUT_HEADER = ['', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'deliveries/s'];
+
+// Run alone: a server process of its own, then one measurement.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) throw new Error('bench/fanout.ts needs DATABASE_URL.');
+  const secret = 'benchmark-secret-that-is-at-least-32-characters';
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, () => {
+      const { port: free } = probe.address() as { port: number };
+      probe.close(() => resolve(free));
+    });
+  });
+  const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      JWT_SECRET: secret,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      BACKSCROLL_WORKERS: process.env.BENCH_WORKERS ?? '2',
+      RATE_LIMIT_SEND_PER_SECOND: '100000',
+      RATE_LIMIT_SEND_BURST: '100000',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('serving') && resolve());
+    server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  try {
+    const m = await measureFanout(databaseUrl, `http://127.0.0.1:${port}/graphql`, secret, (line) => process.stdout.write(`${line}\n`));
+    process.stdout.write(`${JSON.stringify(m)}\n`);
+  } finally {
+    server.kill('SIGTERM');
+  }
+}

@@ -1,0 +1,129 @@
+/** Group membership: who is in, their roles, what newcomers see, and the changes to all of it. */
+import { conversationGlobalId } from '../../history/globalId.ts';
+import { decodeMemberCursor, encodeMemberCursor } from '../../history/listCursors.ts';
+import {
+  addMembers,
+  leaveConversation,
+  listMembers,
+  type MembershipRefusal,
+  type MemberRow,
+  removeMember,
+  setHistoryVisibility,
+} from '../../store/members.ts';
+import { notifyMembershipChanged } from '../../realtime/notify.ts';
+import { viewerOf } from '../context.ts';
+import { badUserInput, echo, forbidden } from '../errors.ts';
+import type { ConversationResolvers, MemberConnectionResolvers, MemberEdgeResolvers, MemberResolvers, MutationResolvers } from '../generated/resolvers.ts';
+import type { KeysetPage } from '../models.ts';
+import { checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
+import { keysetEdges, keysetPageInfo, keysetSizeProblem } from './keyset.ts';
+import { conversationNotFound, conversationRow, freshConversation } from './lookups.ts';
+
+const MAX_PAGE = 100;
+
+/** The error for a refused membership change on conversation `id`. */
+function refusal(kind: MembershipRefusal, id: string, what: string) {
+  switch (kind) {
+    case 'not-found':
+      return conversationNotFound(id);
+    case 'forbidden':
+      return forbidden(`Only the group's owner can ${what}.`);
+    case 'direct':
+      return badUserInput(`Only groups have an owner who can ${what}; a direct conversation always has exactly its two users.`);
+  }
+}
+
+export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' | 'historyVisibility' | 'members'> = {
+  myRole: async (conversation, _args, context) =>
+    (await conversationRow(viewerOf(context).loaders, conversation)).role === 'owner' ? 'OWNER' : 'MEMBER',
+  historyVisibility: async (conversation, _args, context) =>
+    (await conversationRow(viewerOf(context).loaders, conversation)).historyVisibility === 'since_joined' ? 'SINCE_JOINED' : 'SHARED',
+  members: async (conversation, args, context) => {
+    const { viewerId } = viewerOf(context);
+    const first = args.first ?? 50;
+    const problem = keysetSizeProblem(first, MAX_PAGE);
+    if (problem !== null) throw badUserInput(problem, 'first');
+    let after: { joinedAt: string; userId: string } | null = null;
+    if (args.after !== null && args.after !== undefined) {
+      after = decodeMemberCursor(conversation.id, args.after);
+      if (after === null) throw badUserInput(`Argument \`after\` is not a members cursor of this conversation: got ${echo(args.after)}.`, 'after');
+    }
+    const rows = await listMembers(context.db, viewerId, conversation.id, after, first);
+    if (rows === null) throw conversationNotFound(conversationGlobalId(conversation.id));
+    const page: KeysetPage<MemberRow> = {
+      rows: rows.slice(0, first),
+      hasNextPage: rows.length > first,
+      hasPreviousPage: after !== null,
+      cursorOf: (row) => encodeMemberCursor(conversation.id, row.joinedAt, row.userId),
+    };
+    return page;
+  },
+};
+
+export const MemberConnection: MemberConnectionResolvers = {
+  edges: (page) => keysetEdges(page),
+  pageInfo: (page) => keysetPageInfo(page),
+};
+
+export const MemberEdge: MemberEdgeResolvers = {
+  cursor: (edge) => edge.cursor,
+  node: (edge) => edge.row,
+};
+
+export const Member: MemberResolvers = {
+  user: (member) => ({ id: member.userId }),
+  role: (member) => (member.role === 'owner' ? 'OWNER' : 'MEMBER'),
+};
+
+export const membershipMutations: Pick<
+  MutationResolvers,
+  'addMembers' | 'removeMember' | 'leaveConversation' | 'setHistoryVisibility'
+> = {
+  addMembers: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    if (input.userIds.length === 0 || input.userIds.length > MAX_MEMBERS) {
+      throw badUserInput(`Argument \`userIds\` must name 1 to ${MAX_MEMBERS} users, got ${input.userIds.length}.`, 'userIds');
+    }
+    for (const userId of input.userIds) checkUserId('userIds', userId);
+    const outcome = await addMembers(context.db, viewerId, convId, input.userIds);
+    if (outcome.kind !== 'added') throw refusal(outcome.kind, input.conversationId, 'add members');
+    return { conversation: await freshConversation(loaders, convId), addedCount: outcome.count };
+  },
+
+  removeMember: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    checkUserId('userId', input.userId);
+    // Their open subscriptions re-check membership at commit and end with FORBIDDEN.
+    const outcome = await removeMember(context.db, viewerId, convId, input.userId, (tx) => notifyMembershipChanged(tx, convId, input.userId));
+    switch (outcome.kind) {
+      case 'removed':
+        return { conversation: await freshConversation(loaders, convId) };
+      case 'self':
+        throw badUserInput('An owner cannot remove themselves; use `leaveConversation`.', 'userId');
+      case 'not-a-member':
+        throw badUserInput(`User ${echo(input.userId)} is not a member of this group.`, 'userId');
+      default:
+        throw refusal(outcome.kind, input.conversationId, 'remove members');
+    }
+  },
+
+  leaveConversation: async (_root, { input }, context) => {
+    const { viewerId } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    const outcome = await leaveConversation(context.db, viewerId, convId, (tx) => notifyMembershipChanged(tx, convId, viewerId));
+    if (outcome.kind === 'not-found') throw conversationNotFound(input.conversationId);
+    if (outcome.kind === 'direct') throw badUserInput('A direct conversation cannot be left.', 'conversationId');
+    return { conversationId: input.conversationId };
+  },
+
+  setHistoryVisibility: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = conversationUuid(input.conversationId);
+    const visibility = input.historyVisibility === 'SINCE_JOINED' ? 'since_joined' : 'shared';
+    const outcome = await setHistoryVisibility(context.db, viewerId, convId, visibility);
+    if (outcome.kind !== 'set') throw refusal(outcome.kind, input.conversationId, 'change history visibility');
+    return { conversation: await freshConversation(loaders, convId) };
+  },
+};

@@ -1,0 +1,214 @@
+/**
+ * Subscriptions over WebSocket (`graphql-transport-ws`, the protocol of
+ * `graphql-ws`) on the HTTP server's own port and path.
+ *
+ * - Authentication happens once, at `connection_init`: `connectionParams`
+ *   carries `authorization: "Bearer <token>"` (or `Authorization`), checked by
+ *   the same verifier as HTTP. A missing or bad token closes the socket with
+ *   4401, which graphql-ws clients do not retry. The socket is closed with
+ *   4401 again when the token expires: reconnect with a fresh one.
+ * - Only subscriptions: queries and mutations answer `BAD_REQUEST` (they go
+ *   over HTTP, through its rate limits and request log).
+ * - Each subscription is parsed and validated with the HTTP path's limits
+ *   (tokens, depth, aliases, cost), then run by graphql-js `subscribe`.
+ * - Errors are formatted as over HTTP: codes pass, anything unexpected is
+ *   logged and answered `INTERNAL_SERVER_ERROR`.
+ * - When events may have been missed (see hub.ts) sockets are closed with
+ *   1012, and a socket that falls too far behind with 1013; graphql-ws
+ *   clients reconnect on both and resubscribe.
+ */
+import type { Server } from 'node:http';
+// graphql's CommonJS build by name: the instance graphql-ws and
+// @graphql-tools/schema use. Under vitest a bare 'graphql' import gets the
+// ESM build, a second copy whose schema and error checks (`instanceof`)
+// reject the other's objects; in production both names are the same module.
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type FragmentDefinitionNode,
+  getOperationAST,
+  GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  Kind,
+  parse,
+  specifiedRules,
+  validate,
+  type ValidationRule,
+} from 'graphql/index.js';
+import type { SubscribePayload } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { decodeJwt } from 'jose';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { Authentication } from '../auth/tokens.ts';
+import { operationCost } from '../graphql/queryCost.ts';
+import type { SubscriptionContext } from './conversationEvents.ts';
+
+/** graphql-ws's code for "not authenticated"; its clients give up instead of retrying. */
+export const CLOSE_UNAUTHORIZED = 4401;
+/** Service Restart: events may have been missed; graphql-ws clients reconnect. */
+export const CLOSE_RESYNC = 1012;
+/** Try Again Later: this connection fell too far behind; graphql-ws clients reconnect. */
+export const CLOSE_BEHIND = 1013;
+/** Open subscriptions one socket may hold. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
+/** How long a shutdown waits for clients to answer the close before dropping them. */
+const CLOSE_WAIT_MS = 1000;
+/** The longest delay `setTimeout` takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** What the WebSocket server needs from the wiring (src/server.ts). */
+export interface SubscriptionServerOptions {
+  httpServer: Server;
+  path: string;
+  schema: GraphQLSchema;
+  authenticate(header: string | undefined): Promise<Authentication>;
+  /** The context of one subscription by `auth`; `resync` closes its socket so the client reconnects. */
+  makeContext(auth: Authentication & { kind: 'user' }, resync: (reason: string) => void): SubscriptionContext;
+  limits: { validationRules: ValidationRule[]; maxTokens: number; maxCost: number };
+  /** Formats an error for the client (the HTTP path's `formatError`). */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  maxPayloadBytes: number;
+  /** Whether close reasons of internal errors are hidden. */
+  production: boolean;
+}
+
+/** The running WebSocket server. */
+export interface SubscriptionServer {
+  /** Closes every socket with 1012: events may have been missed; clients reconnect and fill the gap. */
+  resyncAll(reason: string): void;
+  /** Closes every socket (1001, Going Away) and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+type ConnectionExtra = {
+  auth: Authentication & { kind: 'user' };
+  expiry: NodeJS.Timeout;
+};
+
+/** The `authorization` entry of `connectionParams`, either spelling; undefined when absent or not a string. */
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const value = params?.authorization ?? params?.Authorization;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** When the (already verified) bearer token in `header` expires, in ms since the epoch. */
+function expiryOf(header: string): number {
+  const token = /^Bearer (\S+)$/i.exec(header.trim())?.[1] ?? '';
+  return (decodeJwt(token).exp ?? Infinity) * 1000;
+}
+
+/** A close reason within the 123 bytes a close frame allows. */
+function closeReason(text: string): string {
+  const bytes = Buffer.from(text);
+  return bytes.length <= 123 ? text : `${bytes.subarray(0, 120).toString('utf8').replace(/\uFFFD+$/, '')}...`;
+}
+
+const withCode = (error: GraphQLError, code: string, extensions: Record<string, unknown> = {}) =>
+  new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code, ...extensions } });
+
+const refusal = (message: string, code: string, extensions: Record<string, unknown> = {}) =>
+  new GraphQLError(message, { extensions: { code, ...extensions } });
+
+/** Serves subscriptions on `options.httpServer` at `options.path`. */
+export function startSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
+  const { schema, limits } = options;
+  const rules = [...specifiedRules, ...limits.validationRules];
+  const close = (socket: WebSocket, code: number, reason: string) => socket.close(code, closeReason(reason));
+  const wss = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayloadBytes });
+
+  /** The arguments to run `payload` with, or the errors that refuse it. */
+  const prepare = (extra: Partial<ConnectionExtra> & { socket: WebSocket }, open: number, payload: SubscribePayload): ExecutionArgs | GraphQLError[] => {
+    const auth = extra.auth;
+    // graphql-ws refuses a subscribe before the connection is acknowledged; guard anyway.
+    if (auth === undefined) return [refusal('Authenticate in `connectionParams` first.', 'UNAUTHENTICATED')];
+    if (open > MAX_SUBSCRIPTIONS_PER_SOCKET) {
+      return [refusal(`One connection may hold at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions; complete some first.`, 'RATE_LIMITED')];
+    }
+    let document: DocumentNode;
+    try {
+      document = parse(payload.query, { maxTokens: limits.maxTokens });
+    } catch (error) {
+      return [error instanceof GraphQLError ? withCode(error, 'GRAPHQL_PARSE_FAILED') : refusal('The query could not be parsed.', 'GRAPHQL_PARSE_FAILED')];
+    }
+    const invalid = validate(schema, document, rules);
+    if (invalid.length > 0) return invalid.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+    const operation = getOperationAST(document, payload.operationName ?? undefined);
+    if (operation === null || operation === undefined) {
+      return [refusal('Name the operation to run with `operationName`; the document has several or none by that name.', 'OPERATION_RESOLUTION_FAILURE')];
+    }
+    if (operation.operation !== 'subscription') {
+      return [refusal(`Only subscriptions run over WebSocket; send queries and mutations with HTTP POST to ${options.path}.`, 'BAD_REQUEST')];
+    }
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    const variables = payload.variables ?? {};
+    const cost = operationCost(operation.selectionSet, fragments, variables);
+    if (cost > limits.maxCost) {
+      return [
+        refusal(`This subscription could return up to ${cost} messages per event; the limit is ${limits.maxCost}.`, 'QUERY_TOO_COMPLEX', {
+          cost,
+          limit: limits.maxCost,
+        }),
+      ];
+    }
+    return {
+      schema,
+      document,
+      operationName: payload.operationName,
+      variableValues: variables,
+      contextValue: options.makeContext(auth, (reason) => close(extra.socket, CLOSE_BEHIND, reason)),
+    };
+  };
+
+  const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
+
+  const disposable = useServer<Record<string, unknown>, ConnectionExtra>(
+    {
+      schema,
+      isProd: options.production,
+      onConnect: async (ctx) => {
+        const header = authorizationOf(ctx.connectionParams);
+        const auth = await options.authenticate(header);
+        if (auth.kind !== 'user') {
+          const reason = auth.kind === 'invalid' ? auth.reason : 'Send `authorization: "Bearer <token>"` in connectionParams.';
+          close(ctx.extra.socket, CLOSE_UNAUTHORIZED, reason);
+          return false;
+        }
+        ctx.extra.auth = auth;
+        // A socket lives no longer than the token it was opened with.
+        const expiresAtMs = expiryOf(header!);
+        const expiry = setTimeout(
+          () => close(ctx.extra.socket, CLOSE_UNAUTHORIZED, 'The token has expired.'),
+          Math.min(Math.max(expiresAtMs - Date.now(), 0), MAX_TIMER_MS),
+        );
+        expiry.unref();
+        ctx.extra.expiry = expiry;
+        return true;
+      },
+      onClose: (ctx) => {
+        if (ctx.extra.expiry !== undefined) clearTimeout(ctx.extra.expiry);
+      },
+      onSubscribe: (ctx, _id, payload) => prepare(ctx.extra, Object.keys(ctx.subscriptions).length, payload),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : undefined),
+      onError: (_ctx, _id, _payload, errors) => format(errors),
+    },
+    wss,
+  );
+
+  return {
+    resyncAll(reason) {
+      for (const socket of wss.clients) close(socket, CLOSE_RESYNC, reason);
+    },
+    async close() {
+      const dropping = setTimeout(() => {
+        for (const socket of wss.clients) socket.terminate();
+      }, CLOSE_WAIT_MS);
+      try {
+        await disposable.dispose();
+      } finally {
+        clearTimeout(dropping);
+      }
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * The retention purge: deletes what reads already treat as gone (seqs at or
+ * below a conversation's `expiredThrough`), to reclaim space. Reads never
+ * wait for it, so it works in short batches, each its own transaction, and
+ * never touches the `conversations` row that sends lock. It keeps no state
+ * of its own: every step recomputes from what is stored, so a pass that
+ * stopped half way (crash, shutdown) is finished by the next one, and a pass
+ * with nothing to do deletes nothing.
+ *
+ * Retention records no change-feed entries: clients learn the cut-off from
+ * `goneThroughSeq`, which moved when the messages expired, not when they
+ * were deleted.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import type { SqlRunner } from '../db/runner.ts';
+import { expiredThrough, type RetentionClock } from './sqlFragments.ts';
+
+/** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
+const SCAN_CHUNK = 1000;
+/** Below every uuid: where the scan starts. */
+const FIRST_ID = '00000000-0000-0000-0000-000000000000';
+
+/** What was removed from one conversation. */
+export interface ConversationPurge {
+  convId: string;
+  messages: number;
+  /** "Deleted for me" rows removed with them. */
+  hides: number;
+  /** The seq through which the conversation is now purged. */
+  throughSeq: number;
+}
+
+export interface PurgeOptions {
+  /** Messages per transaction. */
+  batchSize: number;
+  /** Called once per conversation that had something to remove, after it is done. */
+  onConversation?(report: ConversationPurge): void;
+  /** Called after each committed batch with the messages deleted so far in this pass. Throwing stops the pass. */
+  onBatch?(deletedSoFar: number): void;
+  /**
+   * After each batch, rest this many times as long as the batch took (0: no
+   * rest), leaving the database's CPU and disk to requests: a purge at full
+   * speed takes a core to itself.
+   */
+  restRatio?: number;
+  /** Stops the pass before its next batch (shutdown); what is left is the next pass's. */
+  signal?: AbortSignal;
+}
+
+/** What one pass removed. */
+export interface PurgeTotals {
+  conversations: number;
+  messages: number;
+  hides: number;
+}
+
+/**
+ * Deletes every expired message (index row, body, hides) at `clock`, one
+ * conversation after another, in transactions of at most
+ * `options.batchSize` messages. Safe to run while the server serves and
+ * while another pass runs (each deletes what the other has not).
+ */
+export async function purgeExpired(db: SqlRunner, clock: RetentionClock, options: PurgeOptions): Promise<PurgeTotals> {
+  const totals: PurgeTotals = { conversations: 0, messages: 0, hides: 0 };
+  let after = FIRST_ID;
+  for (;;) {
+    const chunk = await scanChunk(db, clock, after);
+    for (const { id, through } of chunk.due) {
+      if (options.signal?.aborted) return totals;
+      const report = await purgeConversation(db, clock, id, through, options, totals);
+      if (report.messages + report.hides > 0) {
+        totals.conversations += 1;
+        options.onConversation?.(report);
+      }
+    }
+    if (chunk.lastId === null) return totals;
+    after = chunk.lastId;
+  }
+}
+
+/**
+ * The next `SCAN_CHUNK` conversations after `after` (by id) and, of those,
+ * the ones with something to purge: a stored message at or below the
+ * cut-off (the lowest stored seq is one primary-key probe), or a hide left
+ * there without its message. Conversations under no policy skip both probes.
+ */
+async function scanChunk(
+  db: SqlRunner,
+  clock: RetentionClock,
+  after: string,
+): Promise<{ lastId: string | null; due: { id: string; through: number }[] }> {
+  const rows = await db.rows<{ id: string; through: number; due: boolean }>(sql`select c.id, x.through,
+      x.through > 0 and (
+        (select min(m.seq) from messages m where m.conv_id = c.id) <= x.through
+        or exists (select 1 from message_hides h where h.conv_id = c.id and h.seq <= x.through)) as due
+    from (select * from conversations where id > ${after}::uuid order by id limit ${SCAN_CHUNK}) c
+    cross join lateral (select case
+      when least(c.retention_days, ${clock.server.days}::int) is null
+        and least(c.retention_max_messages, ${clock.server.maxMessages}::int) is null then 0
+      else ${expiredThrough('c', clock)} end as through) x
+    order by c.id`);
+  return {
+    lastId: rows.length < SCAN_CHUNK ? null : rows.at(-1)!.id,
+    due: rows.filter((r) => r.due).map((r) => ({ id: r.id, through: r.through })),
+  };
+}
+
+/**
+ * Purges one conversation through `through` (its cut-off when scanned):
+ * batches of its lowest seqs, then hides left without a message.
+ */
+async function purgeConversation(
+  db: SqlRunner,
+  clock: RetentionClock,
+  convId: string,
+  through: number,
+  options: PurgeOptions,
+  totals: PurgeTotals,
+): Promise<ConversationPurge> {
+  const report: ConversationPurge = { convId, messages: 0, hides: 0, throughSeq: through };
+  // Each batch starts above the last one's top: the index entries of rows
+  // already deleted stay until vacuum, and scanning past them from the
+  // conversation's first seq on every batch would make a long purge quadratic.
+  let after = 0;
+  for (;;) {
+    if (options.signal?.aborted) return report;
+    const started = performance.now();
+    const batch = await deleteBatch(db, clock, convId, through, after, options.batchSize);
+    report.messages += batch.messages;
+    report.hides += batch.hides;
+    totals.messages += batch.messages;
+    totals.hides += batch.hides;
+    if (batch.through !== null) report.throughSeq = batch.through;
+    if (batch.top === null) break;
+    options.onBatch?.(totals.messages);
+    await rest((performance.now() - started) * (options.restRatio ?? 0), options.signal);
+    if (batch.found < options.batchSize) break;
+    after = batch.top;
+  }
+  const orphans = await deleteOrphanHides(db, convId, through, options.batchSize);
+  report.hides += orphans;
+  totals.hides += orphans;
+  return report;
+}
+
+/** Waits `ms`, or until `signal` is aborted. */
+async function rest(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return;
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
+}
+
+/**
+ * One transaction: the lowest `batchSize` seqs above `after` and at or below
+ * the cut-off, with their bodies and every hide at or below the batch's top
+ * (all of whose messages are now gone). The cut-off is taken again, capped
+ * by the scan's: an owner who lengthened the policy since the scan brought
+ * those messages back into view, and they must stay.
+ */
+async function deleteBatch(
+  db: SqlRunner,
+  clock: RetentionClock,
+  convId: string,
+  through: number,
+  after: number,
+  batchSize: number,
+): Promise<{ found: number; top: number | null; through: number | null; messages: number; hides: number }> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.rows<{ through: number | null; found: number; top: number | null; messages: number; hides: number }>(sql`with
+        bound as (select least(${through}::int8, ${expiredThrough('c', clock)}) as through from conversations c where c.id = ${convId}),
+        doomed as (
+          select m.seq from messages m
+          where m.conv_id = ${convId} and m.seq > ${after}::int8 and m.seq <= (select through from bound)
+          order by m.seq limit ${batchSize}),
+        span as (select count(*)::int as found, max(seq) as top from doomed),
+        bodies as (
+          delete from message_bodies b using span
+          where b.conv_id = ${convId} and b.seq > ${after}::int8 and b.seq <= span.top),
+        hides as (
+          delete from message_hides h using span
+          where h.conv_id = ${convId} and h.seq <= span.top
+          returning 1),
+        gone as (
+          delete from messages m using span
+          where m.conv_id = ${convId} and m.seq > ${after}::int8 and m.seq <= span.top
+          returning 1)
+      select (select through from bound) as through, span.found, span.top,
+        (select count(*)::int from gone) as messages, (select count(*)::int from hides) as hides
+      from span`);
+    return row!;
+  });
+}
+
+/**
+ * Hides at or below `through` and below the lowest stored message: their
+ * messages are gone, so nothing can show them. Batches take the hides of
+ * what they delete; these are the rare ones a batch could not see, such as
+ * a hide that committed while the batch deleting its message ran. Answers
+ * how many went.
+ */
+async function deleteOrphanHides(db: SqlRunner, convId: string, through: number, batchSize: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const [row] = await db.rows<{ n: number }>(sql`with doomed as (
+          select h.user_id, h.seq from message_hides h
+          where h.conv_id = ${convId} and h.seq <= ${through}::int8
+            and h.seq < coalesce((select min(m.seq) from messages m where m.conv_id = ${convId}), ${through}::int8 + 1)
+          limit ${batchSize}),
+        gone as (
+          delete from message_hides h using doomed d
+          where h.conv_id = ${convId} and h.user_id = d.user_id and h.seq = d.seq
+          returning 1)
+      select count(*)::int as n from gone`);
+    total += row!.n;
+    if (row!.n < batchSize) return total;
+  }
+}
