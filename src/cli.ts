@@ -6,6 +6,7 @@
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, readConfig } from './config.ts';
@@ -21,12 +22,12 @@ import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve | migrate | purge | token <userId> [--ttl <seconds>] | seed --bench]
+const USAGE = `Usage: backscroll [serve | migrate | purge | token <userId> [--ttl <seconds>] [--admin] | seed --bench]
 
   serve            start the GraphQL server (the default)
   migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
   purge            delete expired messages and old change-feed entries, then exit
-  token <userId>   print a signed token for that user
+  token <userId>   print a signed token for that user (--admin: with the admin role)
   seed --bench     load the benchmark data set into DATABASE_URL
 
 Environment: PORT, JWT_SECRET, DATABASE_URL, BACKSCROLL_DATA_DIR, NODE_ENV,
@@ -213,16 +214,21 @@ async function seed(args: string[]): Promise<void> {
 }
 
 async function token(args: string[]): Promise<void> {
-  const [userId, flag, ttlText] = args;
-  if (!userId || userId.startsWith('-')) fail(`token needs a user id.\n${USAGE}`);
-  let ttl = DEV_TOKEN_TTL_SECONDS;
-  if (flag !== undefined) {
-    ttl = Number(ttlText);
-    if (flag !== '--ttl' || !Number.isInteger(ttl) || ttl < 1) fail(`--ttl takes a whole number of seconds.\n${USAGE}`);
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { ttl: { type: 'string' }, admin: { type: 'boolean' } } });
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`);
   }
+  const [userId] = parsed.positionals;
+  if (!userId || parsed.positionals.length > 1) fail(`token needs one user id.\n${USAGE}`);
+  const ttl = parsed.values.ttl === undefined ? DEV_TOKEN_TTL_SECONDS : Number(parsed.values.ttl);
+  if (!Number.isInteger(ttl) || ttl < 1) fail(`--ttl takes a whole number of seconds.\n${USAGE}`);
   const secret = secretOf(loadConfig());
   if (secret === null) fail('token signs with JWT_SECRET; this configuration has none (tokens come from JWT_JWKS_URL).');
-  process.stdout.write(`${await signToken(secret, userId, ttl)}\n`);
+  // --admin: the role claim that purgeMessages (anywhere), eraseUser and publishAnnouncement need.
+  const claims = parsed.values.admin ? { roles: ['admin'] } : {};
+  process.stdout.write(`${await signToken(secret, userId, ttl, claims)}\n`);
 }
 
 const [command = 'serve', ...rest] = process.argv.slice(2);

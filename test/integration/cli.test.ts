@@ -224,6 +224,19 @@ describe('The backscroll command', () => {
       expect([60, 61]).toContain(payload.exp! - payload.iat!);
     });
 
+    it('adds the admin role with --admin, and refuses an unknown flag', async () => {
+      const settings = { JWT_SECRET: SECRET, BACKSCROLL_DATA_DIR: await temporaryDir() };
+      const admin = await runCli(['token', 'ops', '--admin'], settings);
+      expect(admin.code).toBe(0);
+      const { payload } = await jwtVerify(admin.stdout.trim(), new TextEncoder().encode(SECRET));
+      expect(payload).toMatchObject({ sub: 'ops', roles: ['admin'] });
+      const plain = await jwtVerify((await runCli(['token', 'alice'], settings)).stdout.trim(), new TextEncoder().encode(SECRET));
+      expect(plain.payload.roles).toBeUndefined();
+      const unknown = await runCli(['token', 'alice', '--root'], settings);
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toMatch(/usage/i);
+    });
+
     it('without a user id exits non-zero and prints the usage', async () => {
       const result = await runCli(['token'], { JWT_SECRET: SECRET, BACKSCROLL_DATA_DIR: await temporaryDir() });
       expect(result.code).not.toBe(0);
