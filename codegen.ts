@@ -48,6 +48,8 @@ const config: CodegenConfig = {
           RetentionPolicy: '../models.ts#RetentionPolicyModel',
           ChangeConnection: '../models.ts#ChangeConnectionModel',
           MessageChange: '../models.ts#MessageChangeModel',
+          MessageSearchConnection: '../models.ts#MessageSearchConnectionModel',
+          MessageSearchEdge: '../models.ts#MessageSearchEdgeModel',
         },
       },
     },

@@ -2,8 +2,8 @@
  * `npm run bench`: every scenario of issue 3 in one run against the seeded
  * database at DATABASE_URL, each measured by a fresh load process, printed as
  * a table with the ratio of the full GraphQL path to the raw SQL floor; then
- * the retention purge's row (bench/purge.ts) and live fan-out over WebSocket
- * (bench/fanout.ts).
+ * the retention purge's row (bench/purge.ts), live fan-out over WebSocket
+ * (bench/fanout.ts) and search beside page reads (bench/search.ts).
  *
  * BENCH_SECONDS (default 15) sets each run's length.
  */
@@ -23,6 +23,7 @@ import { FANOUT, FANOUT_HEADER, fanoutRows, measureFanout } from './fanout.ts';
 import type { LoadResult } from './loadResult.ts';
 import { measurePurge, purgeRows } from './purge.ts';
 import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
+import { measureSearch, SEARCH_HEADER, searchRows, searchSummary } from './search.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) {
@@ -188,6 +189,10 @@ const fanout = await measureFanout(DATABASE_URL, url, SECRET, log).catch((error:
   server.kill('SIGTERM');
   throw error;
 });
+const search = await measureSearch(DATABASE_URL, url, SECONDS, log).catch((error: unknown) => {
+  server.kill('SIGTERM');
+  throw error;
+});
 const rss = peakRssMb();
 server.kill('SIGTERM');
 await db.close();
@@ -209,6 +214,10 @@ log(
   `\n## Live fan-out (${FANOUT.subscribers} subscribers of one group over WebSocket, one member sending ${FANOUT.messages} messages at ${FANOUT.perSecond}/s; latency from send to each delivery)\n`,
 );
 log(table(FANOUT_HEADER, fanoutRows(fanout)));
+log(`\n## Search (\`search(query:, first: 20)\` as a member of 100 conversations, beside their newest pages; 10 connections, ${SECONDS} s each)\n`);
+log(table(SEARCH_HEADER, searchRows(search)));
+log('');
+for (const line of searchSummary(search)) log(line);
 log(`\n## Cost per page request\n`);
 for (const [scenario, label] of PAGE_SCENARIOS) log(`- ${label}: ${costs[scenario]}`);
 log(`\nServer: ${WORKERS} worker process(es); peak RSS per process (primary first): ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')}`);

@@ -7,6 +7,7 @@ import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, readConfig } from './config.ts';
@@ -18,15 +19,17 @@ import { runPurgePass } from './purge.ts';
 import { type PurgeSchedule, startPurgeSchedule } from './purgeSchedule.ts';
 import { reportListening, runWorkers } from './workers.ts';
 import { SANDBOX_DOCUMENT } from './sandboxDocument.ts';
+import { reindexSearch } from './search/reindex.ts';
 import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve | migrate | purge | token <userId> [--ttl <seconds>] [--admin] | seed --bench]
+const USAGE = `Usage: backscroll [serve | migrate | purge | reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench]
 
   serve            start the GraphQL server (the default)
   migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
   purge            delete expired messages and old change-feed entries, then exit
+  reindex-search   index the messages search cannot see yet (--all: every message, after a tokenizer change)
   token <userId>   print a signed token for that user (--admin: with the admin role)
   seed --bench     load the benchmark data set into DATABASE_URL
 
@@ -200,6 +203,41 @@ async function purge(): Promise<void> {
   );
 }
 
+async function reindex(args: string[]): Promise<void> {
+  if (args.length > 1 || (args.length === 1 && args[0] !== '--all')) fail(`reindex-search takes only --all.\n${USAGE}`);
+  const config = loadConfig();
+  if (config.databaseUrl !== null) await ensureMigrated(config);
+  const handle = await open(config);
+  if (handle.kind === 'pglite') await applyMigrations(handle);
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const stopping = new AbortController();
+  process.once('SIGINT', () => stopping.abort());
+  process.once('SIGTERM', () => stopping.abort());
+  const summary = await runReindex(handle, say, { all: args[0] === '--all', signal: stopping.signal });
+  await handle.close();
+  if (summary.stopped) process.exitCode = 1;
+}
+
+/** Runs a reindex over `handle`, printing progress at most every 5 s, and the summary. */
+async function runReindex(handle: DatabaseHandle, say: (line: string) => void, options: { all?: boolean; signal?: AbortSignal } = {}) {
+  const count = (n: number) => n.toLocaleString('en');
+  let lastProgress = performance.now();
+  const summary = await reindexSearch(createRunner(handle.client), {
+    ...options,
+    onBatch: (written, pending) => {
+      if (performance.now() - lastProgress < 5000) return;
+      lastProgress = performance.now();
+      say(`reindex-search: ${count(written)} of ${count(pending)} messages indexed...`);
+    },
+  });
+  const rate = summary.seconds > 0 ? Math.round(summary.written / summary.seconds) : 0;
+  say(
+    `reindex-search${summary.stopped ? ' (stopped; run it again to finish)' : ''}: ${count(summary.written)} messages indexed ` +
+      `in ${summary.seconds.toFixed(1)} s (${count(rate)} messages/s)`,
+  );
+  return summary;
+}
+
 async function seed(args: string[]): Promise<void> {
   if (args[0] !== '--bench') fail(`seed takes --bench (the benchmark data set).\n${USAGE}`);
   const config = loadConfig();
@@ -209,7 +247,10 @@ async function seed(args: string[]): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(`seeding ${BENCH_DATA.totalMessages.toLocaleString('en')} messages in ${BENCH_DATA.conversations} conversations...`);
   const { messages, seconds } = await seedBenchData(handle.db, BENCH_DATA, say);
-  say(`seeded ${messages.toLocaleString('en')} messages in ${seconds.toFixed(1)} s`);
+  say(`seeded ${messages.toLocaleString('en')} messages in ${seconds.toFixed(1)} s; indexing them for search...`);
+  // The seed writes bodies with set-based SQL; their vectors come from the one (JavaScript) tokenizer.
+  await runReindex(handle, say);
+  await handle.db.execute(sql`vacuum analyze message_bodies`);
   await handle.close();
 }
 
@@ -236,6 +277,7 @@ const commands: Record<string, () => Promise<void>> = {
   serve,
   migrate,
   purge,
+  'reindex-search': () => reindex(rest),
   token: () => token(rest),
   seed: () => seed(rest),
 };

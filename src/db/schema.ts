@@ -11,6 +11,7 @@ import {
   bigint,
   bigserial,
   check,
+  customType,
   integer,
   index,
   pgTable,
@@ -96,14 +97,33 @@ export const messages = pgTable(
   ],
 );
 
+/** A PostgreSQL `tsvector`, written as the literal src/history/searchText.ts makes. */
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/**
+ * Bodies, and their search index: `search_terms` lives on the body row, so
+ * every path that deletes a body (revoke, purge, erasure, the retention
+ * purge) removes its index entry in the same statement.
+ */
 export const messageBodies = pgTable(
   'message_bodies',
   {
     convId: uuid('conv_id').notNull(),
     seq: bigint('seq', { mode: 'number' }).notNull(),
     text: text('text').notNull(),
+    /**
+     * The text's lexemes and the conversation's scope lexeme (see
+     * src/history/searchText.ts); written by the send statement. Null: not
+     * indexed yet (rows from before search; `backscroll reindex-search`).
+     */
+    searchTerms: tsvector('search_terms'),
   },
-  (t) => [primaryKey({ columns: [t.convId, t.seq] })],
+  (t) => [
+    primaryKey({ columns: [t.convId, t.seq] }),
+    // One GIN index answers "these words in this conversation": the scope
+    // lexeme is ANDed into each query, so it stays per conversation.
+    index('message_bodies_search_idx').using('gin', t.searchTerms),
+  ],
 );
 
 /** "Deleted for me": one row per (member, message), never an array on the message. */

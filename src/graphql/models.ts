@@ -5,6 +5,8 @@
 import type { PageSlice } from '../history/pageSlice.ts';
 import type { SeqRange } from '../history/pageSpan.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
+import type { SearchQuery } from '../history/searchText.ts';
+import type { SearchHit } from '../search/backend.ts';
 import type { ChangeRow } from '../store/changes.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
@@ -153,3 +155,11 @@ export interface ClearHistoryPayloadModel {
   conversation: ConversationRow;
   clearedThroughSeq: number;
 }
+
+/** A search hit and the search it answers (the snippet needs the query's words). */
+export interface SearchHitModel {
+  hit: SearchHit;
+  query: SearchQuery;
+}
+export type MessageSearchConnectionModel = KeysetPage<SearchHitModel>;
+export type MessageSearchEdgeModel = KeysetEdge<SearchHitModel>;

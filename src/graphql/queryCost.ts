@@ -13,12 +13,15 @@ type PageSize = (args: Record<string, unknown>) => number;
 
 const AROUND_DEFAULT = 20;
 const INBOX_DEFAULT = 20;
+const SEARCH_DEFAULT = 20;
 const count = (value: unknown, fallback: number) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback);
 
 /** The paged fields of the schema and the most items each can answer. */
 export const PAGED_FIELDS: Record<string, PageSize> = {
   messages: (args) => count(args.first ?? args.last, DEFAULT_PAGE_SIZE),
   messagesAround: (args) => count(args.before, AROUND_DEFAULT) + count(args.after, AROUND_DEFAULT) + 1,
+  // Each hit is a message, and may ask for its conversation's pages.
+  search: (args) => count(args.first, SEARCH_DEFAULT),
 };
 
 /**

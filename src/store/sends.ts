@@ -6,6 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { searchVector } from '../history/searchText.ts';
 import { notifyExpression } from '../realtime/notify.ts';
 import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns } from './sqlFragments.ts';
@@ -52,8 +53,10 @@ export async function sendMessage(
           insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
           select id, max_seq, ${senderId}, ${clientMsgId}, last_activity_at from conv
           returning *),
+        -- The search index entry is the body row's own column: in step by construction.
         body as (
-          insert into message_bodies (conv_id, seq, text) select conv_id, seq, ${text} from m)
+          insert into message_bodies (conv_id, seq, text, search_terms)
+          select conv_id, seq, ${text}, ${searchVector(convId, text)}::tsvector from m)
         -- Announced at commit, ids only; a deduplicated retry rolls back and announces nothing.
         select ${messageColumns('m')}, ${notifyExpression({ convId: sql`m.conv_id`, kind: 'sent', seq: sql`m.seq`, toSeq: sql`m.seq` })} as notified
         from m`);

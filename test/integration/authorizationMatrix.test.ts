@@ -68,6 +68,11 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { node(id: $id) { id ... on Conversation { title } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { node(id: $id) { id ... on Message { content { ... on TextContent { text } } } } }', variables: { id: t.messageId } },
   ],
+  // Unscoped, a non-member's search simply finds nothing (search.test.ts); narrowed to the conversation it is NOT_FOUND.
+  'Query.search': (t) => [
+    { query: 'query ($id: ID!) { search(query: "launch code", conversationId: $id) { edges { node { seq content { ... on TextContent { text } } } snippet { text } } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { search(query: "0451", conversationId: $id, first: 100) { pageInfo { hasNextPage endCursor } } }', variables: { id: t.conversationId } },
+  ],
   'Mutation.sendMessage': (t) => [
     { query: 'mutation ($id: ID!) { sendMessage(input: { conversationId: $id, clientMsgId: "intruder", text: "hi" }) { message { seq } } }', variables: { id: t.conversationId } },
   ],

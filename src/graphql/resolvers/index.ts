@@ -8,6 +8,7 @@ import { conversationInboxFields } from './conversationInbox.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
 import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
+import { MessageSearchConnection, MessageSearchEdge, searchQuery } from './search.ts';
 import { ConversationEvent, Subscription } from './subscription.ts';
 import { ConversationConnection, ConversationEdge, Viewer } from './viewer.ts';
 import { Announcement, AnnouncementConnection, AnnouncementEdge, announcementMutations, viewerAnnouncementFields } from './announcements.ts';
@@ -16,7 +17,7 @@ import { conversationMembershipFields, Member, MemberConnection, MemberEdge, mem
 export const resolvers: Resolvers = {
   DateTime: DateTimeScalar,
   Seq: SeqScalar,
-  Query,
+  Query: { ...Query, ...searchQuery },
   Node,
   Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations },
   Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields },
@@ -36,6 +37,8 @@ export const resolvers: Resolvers = {
   RevokedContent,
   ChangeConnection,
   MessageChange,
+  MessageSearchConnection,
+  MessageSearchEdge,
   Subscription,
   ConversationEvent,
 };

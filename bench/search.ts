@@ -1,0 +1,154 @@
+/**
+ * The search row of `npm run bench`: `search(query:, first: 20)` by a member
+ * of 100 conversations (about 75,000 of the 2,000,000 messages; see
+ * `SEARCH_BENCH_USER`), over a rotation of words and phrases, Chinese,
+ * English and mixed, most of them in a third of all messages (the bench
+ * texts are made of 30 fragments) and one in none; beside it, in the same
+ * run, the newest page (50 messages) of one of that user's conversations.
+ * Target: search p99 within 10x of the page read's p99. Also the index size
+ * per million messages.
+ *
+ *   node --import tsx bench/search.ts <url>                        (a running server with JWT_SECRET)
+ *   node --import tsx bench/search.ts load <search|page> <url> <connections> <seconds>   (one load process)
+ */
+import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
+import { signToken } from '../src/auth/tokens.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { rowsOf } from '../src/db/rows.ts';
+import { conversationGlobalId } from '../src/history/globalId.ts';
+import { addSearchBenchMember, benchConversationId, SEARCH_BENCH_CONVERSATIONS, SEARCH_BENCH_USER } from '../src/seed/benchData.ts';
+import type { LoadResult } from './loadResult.ts';
+import { PAGE_QUERY } from './scenarios.ts';
+
+/** What the search bench asks for. */
+export const SEARCH_QUERIES = ['消息', '漫游', 'GraphQL', 'review', '数据库迁移', 'p99', 'GraphQL 游标分页', 'PostgreSQL keyset', '收到', '服务器重启', 'staging', '不存在的词'];
+const SEARCH_QUERY = `query Search($query: String!) { search(query: $query, first: 20) {
+  edges { cursor node { id seq createdAt sender { id } content { __typename ... on TextContent { text } } } snippet { text highlights { start end } } }
+  pageInfo { hasNextPage endCursor } } }`;
+export const SEARCH_TARGET_RATIO = 10;
+
+/** What the search row measured. */
+export interface SearchMeasurement {
+  search: LoadResult;
+  page: LoadResult;
+  indexBytesPerMillion: number;
+  vectorBytesPerMillion: number;
+  messages: number;
+}
+
+let counter = 0;
+/** The next request body of a load kind. */
+function body(kind: 'search' | 'page'): string {
+  counter += 1;
+  if (kind === 'search') return JSON.stringify({ query: SEARCH_QUERY, variables: { query: SEARCH_QUERIES[counter % SEARCH_QUERIES.length] } });
+  const id = conversationGlobalId(benchConversationId(1 + (counter % SEARCH_BENCH_CONVERSATIONS)));
+  return JSON.stringify({ query: PAGE_QUERY, variables: { id } });
+}
+
+/** One load process: autocannon as the search user, one JSON LoadResult line. */
+async function loadProcess(kind: 'search' | 'page', url: string, connections: number, seconds: number): Promise<void> {
+  const token = await signToken(process.env.JWT_SECRET!, SEARCH_BENCH_USER, 3600);
+  let failures = 0;
+  let firstFailure: string | null = null;
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => ({ ...request, body: body(kind), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }),
+        onResponse: (status, text) => {
+          if (status !== 200 || text.includes('"errors"')) {
+            failures += 1;
+            firstFailure ??= `${status} ${text.slice(0, 300)}`;
+          }
+        },
+      },
+    ],
+  });
+  if (firstFailure) process.stderr.write(`first failure: ${firstFailure}\n`);
+  const out: LoadResult = {
+    requests: result.requests.total,
+    perSecond: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures: failures + result.errors + result.timeouts,
+  };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+/** Runs a load process of `kind` and reads its line. */
+function load(kind: 'search' | 'page', url: string, seconds: number): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/search.ts', 'load', kind, url, '10', String(seconds)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`search load ${kind} exited ${code}: ${out}`));
+      else resolve(JSON.parse(out.trim().split('\n').at(-1)!) as LoadResult);
+    });
+  });
+}
+
+/** Measures the search row against the server at `url` (which verifies tokens with JWT_SECRET). */
+export async function measureSearch(databaseUrl: string, url: string, seconds: number, log: (line: string) => void): Promise<SearchMeasurement> {
+  const db = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 1 });
+  try {
+    // Data sets seeded before search lack the search user and may lack vectors.
+    await addSearchBenchMember(db.db);
+    const [sizes] = rowsOf<{ messages: number; missing: number; index_bytes: number; vector_bytes: number }>(
+      await db.db.execute(sql`select (select count(*) from messages)::int8 as messages,
+        (select count(*) from message_bodies where search_terms is null)::int8 as missing,
+        pg_relation_size('message_bodies_search_idx')::int8 as index_bytes,
+        (select sum(pg_column_size(search_terms)) from message_bodies)::int8 as vector_bytes`),
+    );
+    if (sizes!.missing > 0) throw new Error(`${sizes!.missing} bodies have no search vector: run \`npx backscroll reindex-search\` first.`);
+    log(`search: warming up (3 s)...`);
+    await load('search', url, 3);
+    log(`search: newest pages of the search user's conversations ${seconds} s...`);
+    const page = await load('page', url, seconds);
+    log(`search: search(first: 20) over ${SEARCH_QUERIES.length} queries ${seconds} s...`);
+    const search = await load('search', url, seconds);
+    const perMillion = (bytes: number) => (bytes / sizes!.messages) * 1_000_000;
+    return { search, page, messages: sizes!.messages, indexBytesPerMillion: perMillion(sizes!.index_bytes), vectorBytesPerMillion: perMillion(sizes!.vector_bytes) };
+  } finally {
+    await db.close();
+  }
+}
+
+/** The table header and rows of the search measurement. */
+export const SEARCH_HEADER = ['', 'req/s', 'p50 ms', 'p99 ms', 'failures'];
+export function searchRows(m: SearchMeasurement): string[][] {
+  const row = (label: string, r: LoadResult) => [label, r.perSecond.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), String(r.failures)];
+  return [row('search, member of 100 conversations', m.search), row('newest page (50) of those conversations', m.page)];
+}
+
+/** The lines under the table: the ratio against its target, and the index size. */
+export function searchSummary(m: SearchMeasurement): string[] {
+  const ratio = m.search.p99 / m.page.p99;
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+  return [
+    `Search p99 is ${ratio.toFixed(1)}x the page read's p99 (target: within ${SEARCH_TARGET_RATIO}x): ${ratio <= SEARCH_TARGET_RATIO ? 'met' : 'not met'}.`,
+    `Index per million messages: GIN ${mb(m.indexBytesPerMillion)}, vectors on the body rows ${mb(m.vectorBytesPerMillion)} (${m.messages.toLocaleString('en')} messages).`,
+  ];
+}
+
+const [mode, ...args] = process.argv.slice(2);
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bench/search.ts')) {
+  if (mode === 'load') {
+    await loadProcess(args[0] as 'search' | 'page', args[1]!, Number(args[2]), Number(args[3]));
+  } else if (mode !== undefined) {
+    const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+    const log = (line: string) => process.stdout.write(`${line}\n`);
+    const m = await measureSearch(process.env.DATABASE_URL!, mode, seconds, log);
+    log(`\n## Search (10 connections, ${seconds} s each)\n`);
+    for (const r of [SEARCH_HEADER, ...searchRows(m)]) log(`| ${r.join(' | ')} |`);
+    log('');
+    for (const line of searchSummary(m)) log(line);
+  }
+}

@@ -1,0 +1,67 @@
+/** `Query.search`: messages by their words, and its connection and edges. */
+import { decodeSearchCursor, encodeSearchCursor, searchScopeKey } from '../../history/searchCursor.ts';
+import { searchSnippet } from '../../history/searchSnippet.ts';
+import { MAX_QUERY_LENGTH, parseSearchQuery } from '../../history/searchText.ts';
+import { searchBackend } from '../../search/index.ts';
+import { viewerOf } from '../context.ts';
+import { badUserInput, echo } from '../errors.ts';
+import type { MessageSearchConnectionResolvers, MessageSearchEdgeResolvers, QueryResolvers } from '../generated/resolvers.ts';
+import type { MessageSearchConnectionModel, SearchHitModel } from '../models.ts';
+import { conversationUuid } from './arguments.ts';
+import { keysetEdges, keysetPageInfo, keysetSizeProblem } from './keyset.ts';
+import { conversationNotFound } from './lookups.ts';
+
+const MAX_PAGE = 100;
+
+/** The `search` field of `Query`. */
+export const searchQuery: Pick<QueryResolvers, 'search'> = {
+  search: async (_root, args, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const convId = args.conversationId === null || args.conversationId === undefined ? null : conversationUuid(args.conversationId);
+    const parsed = parseSearchQuery(args.query);
+    if (!parsed.ok) {
+      const problem =
+        parsed.problem.kind === 'too-long'
+          ? `Argument \`query\` must be 1 to ${MAX_QUERY_LENGTH} characters, got ${parsed.problem.length}: ${echo(args.query)}.`
+          : `Argument \`query\` must contain at least one letter or digit to search for, got ${echo(args.query)}.`;
+      throw badUserInput(problem, 'query');
+    }
+    const query = parsed.query;
+    const first = args.first ?? 20;
+    const sizeProblem = keysetSizeProblem(first, MAX_PAGE);
+    if (sizeProblem !== null) throw badUserInput(sizeProblem, 'first');
+    const scopeKey = searchScopeKey(query.key, convId);
+    const after = args.after === null || args.after === undefined ? null : decodeSearchCursor(scopeKey, args.after);
+    if (after === null && args.after !== null && args.after !== undefined) {
+      throw badUserInput(
+        `Argument \`after\` is not a cursor of this search: got ${echo(args.after)}. Use a \`pageInfo.endCursor\` of \`search\` with the same \`query\` and \`conversationId\`.`,
+        'after',
+      );
+    }
+    const outcome = await searchBackend.search(context.db, { viewerId, query, convId, after, size: first, retention: context.retention });
+    if (outcome.kind === 'not-member') throw conversationNotFound(args.conversationId!);
+    for (const { message, text } of outcome.hits) {
+      // Read in the search's snapshot with the index row: `content` needs no statement of its own.
+      loaders.message.prime(message, message);
+      loaders.body.prime(message, { kind: 'text', text });
+    }
+    const connection: MessageSearchConnectionModel = {
+      rows: outcome.hits.map((hit): SearchHitModel => ({ hit, query })),
+      hasNextPage: outcome.hasNextPage,
+      hasPreviousPage: after !== null,
+      cursorOf: (row) => encodeSearchCursor(scopeKey, row.hit.position),
+    };
+    return connection;
+  },
+};
+
+export const MessageSearchConnection: MessageSearchConnectionResolvers = {
+  edges: (page) => keysetEdges(page),
+  pageInfo: (page) => keysetPageInfo(page),
+};
+
+export const MessageSearchEdge: MessageSearchEdgeResolvers = {
+  cursor: (edge) => edge.cursor,
+  node: (edge) => edge.row.hit.message,
+  snippet: (edge) => searchSnippet(edge.row.hit.text, edge.row.query),
+};
