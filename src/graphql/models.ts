@@ -36,6 +36,8 @@ export interface ConnectionModel {
   latestSeq: number;
   /** Set by `messagesAround` and `messagesAt` only. */
   anchor: { seq: number; found: boolean } | null;
+  /** The position of the cursor the page was asked from (`after`/`before`), if any. */
+  requestSeq: number | null;
   /** The seqs this page accounts for (see src/history/pageSpan.ts). */
   span: SeqRange | null;
   /** The change-feed position read in the page's snapshot. */

@@ -62,6 +62,15 @@ describe.each(backends)('Pages through messages (%s)', (backend) => {
     expect(oldestExact.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
   });
 
+  it('gives an empty page the cursor it was asked from as both of its cursors, so a client never stores null', async () => {
+    const newest = encodeCursor(conv.uuid, 250);
+    const after = (await page({ first: 10, after: newest })).data.conversation.messages;
+    expect(after).toMatchObject({ edges: [], pageInfo: { hasPreviousPage: true, hasNextPage: false, startCursor: newest, endCursor: newest } });
+    const oldest = encodeCursor(conv.uuid, 1);
+    const before = (await page({ last: 10, before: oldest })).data.conversation.messages;
+    expect(before).toMatchObject({ edges: [], pageInfo: { hasPreviousPage: false, hasNextPage: true, startCursor: oldest, endCursor: oldest } });
+  });
+
   it('keeps a page full when messages inside it are hidden from the viewer', async () => {
     const newest = (await page({ last: 5 }, bob)).data.conversation.messages;
     const hide = await bob.gql(DELETE_FOR_ME, { messageIds: newest.edges.slice(1, 3).map((e: Edge) => e.node.id) });

@@ -799,9 +799,9 @@ export type OpenDirectConversationPayload = {
 export type PageInfo = {
   __typename?: 'PageInfo';
   /**
-   * The cursor of the last edge; pass it as `after` for the newer page. Null
-   * when the page is empty (except on `messagesAround`, where it is the anchor's
-   * position).
+   * The cursor of the last edge; pass it as `after` for the newer page. On an
+   * empty page, the position it was asked from (the `after`/`before` cursor,
+   * or a jump's anchor); null only for an empty page asked without one.
    */
   endCursor?: Maybe<Scalars['String']['output']>;
   /** Whether you can see any message newer than this page. */
@@ -809,9 +809,9 @@ export type PageInfo = {
   /** Whether you can see any message older than this page. */
   hasPreviousPage: Scalars['Boolean']['output'];
   /**
-   * The cursor of the first edge; pass it as `before` for the older page. Null
-   * when the page is empty (except on `messagesAround`, where it is the anchor's
-   * position).
+   * The cursor of the first edge; pass it as `before` for the older page. On
+   * an empty page, the position it was asked from (the `after`/`before`
+   * cursor, or a jump's anchor); null only for an empty page asked without one.
    */
   startCursor?: Maybe<Scalars['String']['output']>;
 };

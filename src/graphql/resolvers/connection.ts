@@ -26,13 +26,15 @@ export const MessageEdge: MessageEdgeResolvers = {
 };
 
 /**
- * An empty page has no edge cursors; a jump's empty page still has a
- * position (the anchor), so both its cursors point there and paging on from
- * it is exact.
+ * An empty page has no edge cursors, but it still has a position: a jump's
+ * anchor, or the cursor it was asked from. Both its cursors point there, so
+ * paging on from it is exact and a client's stored cursor is never replaced
+ * by null (Apollo's relayStylePagination stores what the page says).
  */
 function edgeCursor(connection: ConnectionModel, end: 'first' | 'last'): string | null {
   const rows = connection.slice.rows;
   const row = end === 'first' ? rows[0] : rows.at(-1);
   if (row !== undefined) return encodeCursor(row.convId, row.seq);
-  return connection.anchor ? encodeCursor(connection.convId, connection.anchor.seq) : null;
+  const position = connection.anchor?.seq ?? connection.requestSeq;
+  return position === null ? null : encodeCursor(connection.convId, position);
 }

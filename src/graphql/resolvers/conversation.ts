@@ -57,6 +57,7 @@ async function aroundConnection(
     latestSeq: scanned.latestSeq,
     changeSeq: scanned.changeSeq,
     anchor: { seq: anchorSeq, found: scanned.anchor !== null },
+    requestSeq: null,
     span: pageSpan({
       seqs: slice.rows.map((r) => r.seq),
       hasPreviousPage: slice.hasPreviousPage,
@@ -108,6 +109,7 @@ export const Conversation: ConversationResolvers = {
       latestSeq: scanned.latestSeq,
       changeSeq: scanned.changeSeq,
       anchor: null,
+      requestSeq: window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq,
       span: pageSpan({
         seqs: slice.rows.map((r) => r.seq),
         hasPreviousPage: slice.hasPreviousPage,
