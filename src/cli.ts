@@ -14,6 +14,9 @@ import { type Config, readConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
 import { createRunner } from './db/runner.ts';
+import { ensureDemo } from './demo/createDemo.ts';
+import { demoBanner, demoSandboxVariables } from './demo/demoBanner.ts';
+import { DEMO_USERS } from './demo/demoTexts.ts';
 import { createLogger, type Logger } from './log.ts';
 import { runPurgePass } from './purge.ts';
 import { type PurgeSchedule, startPurgeSchedule } from './purgeSchedule.ts';
@@ -24,9 +27,10 @@ import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve | migrate | purge | reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench]
+const USAGE = `Usage: backscroll [serve [--no-demo] | migrate | purge | reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench]
 
-  serve            start the GraphQL server (the default)
+  serve            start the GraphQL server (the default); on an empty embedded database it first
+                   creates a demo (users alice and bob, 1,000 messages) unless --no-demo
   migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
   purge            delete expired messages and old change-feed entries, then exit
   reindex-search   index the messages search cannot see yet (--all: every message, after a tokenizer change)
@@ -69,7 +73,13 @@ function schedulePurge(config: Config, handle: DatabaseHandle, logger: Logger): 
   return startPurgeSchedule(config.purgeIntervalSeconds, (signal) => runPurgePass(createRunner(handle.client), config, logger, { signal }), logger);
 }
 
-async function serve(): Promise<void> {
+async function serve(args: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { 'no-demo': { type: 'boolean' } } });
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`);
+  }
   const config = loadConfig();
   // On PostgreSQL, migrating is a deliberate step: refuse to serve a database behind it.
   if (cluster.isPrimary && config.databaseUrl !== null) await ensureMigrated(config);
@@ -89,13 +99,29 @@ async function serve(): Promise<void> {
   if (handle.kind === 'pglite') await applyMigrations(handle);
   const secret = secretOf(config);
   const devToken = config.production || secret === null ? null : await signToken(secret, 'dev', DEV_TOKEN_TTL_SECONDS);
+  // Development on PGlite only: a PostgreSQL database is never written to by a server starting.
+  const demo =
+    devToken !== null && handle.kind === 'pglite'
+      ? await ensureDemo(createRunner(handle.client), {
+          create: parsed.values['no-demo'] !== true,
+          clock: { server: config.retention, now: new Date() },
+          revokeWindowSeconds: config.revokeWindowSeconds,
+        })
+      : ({ kind: 'none' } as const);
+  const demoTokens = demo.kind === 'none' ? [] : await Promise.all(DEMO_USERS.map((user) => signToken(secret!, user, DEV_TOKEN_TTL_SECONDS)));
+  const sandbox =
+    devToken === null
+      ? undefined
+      : demo.kind === 'none'
+        ? { token: devToken, document: SANDBOX_DOCUMENT }
+        : { token: demoTokens[0]!, document: SANDBOX_DOCUMENT, variables: demoSandboxVariables(demo) };
   const server = await startServer(
     {
       config,
       client: handle.client,
       jwtSecret: secret,
       logger,
-      sandbox: devToken ? { token: devToken, document: SANDBOX_DOCUMENT } : undefined,
+      sandbox,
       readiness: async () => {
         const status = await migrationStatus(handle);
         return status.behind ? `the database has ${status.applied} of ${status.shipped} migrations; run \`backscroll migrate\`` : null;
@@ -124,7 +150,9 @@ async function serve(): Promise<void> {
     const where = handle.kind === 'pglite' ? `PGlite in ${resolve(config.dataDir)}` : 'PostgreSQL';
     process.stdout.write(`backscroll is serving ${server.url} (${where})\n`);
   }
-  if (devToken && cluster.isPrimary) {
+  if (demo.kind !== 'none') {
+    process.stdout.write(demoBanner(demo, demoTokens, server.url));
+  } else if (devToken && cluster.isPrimary) {
     process.stdout.write(
       `\nDevelopment token for user "dev" (valid 30 days; \`npx backscroll token <userId>\` makes others):\n` +
         `Authorization: Bearer ${devToken}\n\nOpen ${server.url} in a browser for Apollo Sandbox.\n`,
@@ -274,7 +302,7 @@ async function token(args: string[]): Promise<void> {
 
 const [command = 'serve', ...rest] = process.argv.slice(2);
 const commands: Record<string, () => Promise<void>> = {
-  serve,
+  serve: () => serve(rest),
   migrate,
   purge,
   'reindex-search': () => reindex(rest),

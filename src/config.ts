@@ -44,6 +44,14 @@ export interface Config {
   purgeIntervalSeconds: number | null;
   /** How long change-feed entries are kept before a client must reload. */
   changeFeedDays: number;
+  /**
+   * The trusted documents manifest (TRUSTED_DOCUMENTS) and whether only its
+   * documents run (TRUSTED_DOCUMENTS_ONLY, on by default in production);
+   * null: any document runs, and automatic persisted queries are on.
+   */
+  trustedDocuments: { path: string; only: boolean } | null;
+  /** The bearer token `GET /metrics` requires (METRICS_TOKEN); null: metrics are open to whoever reaches the port. */
+  metricsToken: string | null;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -123,7 +131,14 @@ export function readConfig(env: Env): ConfigResult {
     },
     purgeIntervalSeconds: optionalInteger('PURGE_INTERVAL_SECONDS', 7 * 24 * 3600),
     changeFeedDays: integer('CHANGE_FEED_DAYS', 30, 1, 3650),
+    trustedDocuments: null,
+    metricsToken: env.METRICS_TOKEN && env.METRICS_TOKEN.length > 0 ? env.METRICS_TOKEN : null,
   };
+  const trustedOnly = flag('TRUSTED_DOCUMENTS_ONLY', production);
+  if (env.TRUSTED_DOCUMENTS) config.trustedDocuments = { path: env.TRUSTED_DOCUMENTS, only: trustedOnly };
+  else if (env.TRUSTED_DOCUMENTS_ONLY && trustedOnly) {
+    problems.push('TRUSTED_DOCUMENTS_ONLY=true needs TRUSTED_DOCUMENTS, the path of the manifest of trusted documents.');
+  }
   if (config.workers > 1 && config.databaseUrl === null) {
     problems.push('BACKSCROLL_WORKERS above 1 needs DATABASE_URL: embedded PGlite serves one process.');
   }

@@ -21,8 +21,12 @@ import { jitGateway } from './graphql/jitGateway.ts';
 import { queryLimits } from './graphql/queryLimits.ts';
 import { rateLimits } from './graphql/rateLimits.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
+import { trustedDocumentsGate } from './graphql/trustedDocuments.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
 import { answerProbe, isProbe, type ReadinessCheck } from './http/healthHandler.ts';
+import { answerMetrics, isMetrics } from './http/metricsHandler.ts';
+import { metricsPlugin } from './metrics/metricsPlugin.ts';
+import { createServerMetrics } from './metrics/serverMetrics.ts';
 import { createLiveEvents } from './realtime/conversationEvents.ts';
 import { httpRefusesSubscriptions } from './realtime/httpRefusesSubscriptions.ts';
 import { startEventHub } from './realtime/hub.ts';
@@ -42,8 +46,8 @@ export interface ServerOptions {
   /** The HS256 secret tokens are verified with; null to accept only JWT_JWKS_URL tokens. */
   jwtSecret: string | null;
   logger: Logger;
-  /** Development only: a token and an operation to preload in Apollo Sandbox. */
-  sandbox?: { token: string; document: string };
+  /** Development only: a token, operations and their variables to preload in Apollo Sandbox. */
+  sandbox?: { token: string; document: string; variables?: Record<string, unknown> };
   /** Why the server cannot serve yet (database down, migrations behind), or null; answers `/readyz`. */
   readiness?: ReadinessCheck;
   /** Called after each GraphQL request with what it did (tests, metrics). */
@@ -69,15 +73,21 @@ export async function startServer(options: ServerOptions, port: number): Promise
     ? ApolloServerPluginLandingPageLocalDefault({
         embed: options.sandbox ? { initialState: { sharedHeaders: { Authorization: `Bearer ${options.sandbox.token}` } } } : true,
         document: options.sandbox?.document,
+        variables: options.sandbox?.variables,
         includeCookies: false,
         footer: false,
       })
     : ApolloServerPluginLandingPageDisabled();
+  // Subscriptions are counted by the event hub, which starts after Apollo; a registry per server.
+  let openSubscriptions = () => 0;
+  const metrics = createServerMetrics({ pool: client.usage, openSubscriptions: () => openSubscriptions() });
   const limits = queryLimits(config);
+  const trusted = trustedDocumentsGate(config);
   const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as IExecutableSchemaDefinition['resolvers'] });
   const apollo = new ApolloServer<RequestContext>({
     gateway: jitGateway(schema),
     introspection: config.introspection,
+    persistedQueries: trusted?.persistedQueries,
     includeStacktraceInErrorResponses: false,
     // The CLI owns shutdown: it stops the server, then closes the database, then exits.
     stopOnTerminationSignals: false,
@@ -90,6 +100,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     plugins: [
       requireAuthentication,
       requestLog(logger),
+      metricsPlugin(metrics),
       rateLimits(config),
       ...limits.plugins,
       landingPage,
@@ -112,11 +123,20 @@ export async function startServer(options: ServerOptions, port: number): Promise
     makeContext: (auth, stats) => createContext(client, config, auth, stats),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
-    onRefused: (refusal) => logger.info(refusal, 'http request refused'),
+    onRefused: (refusal) => {
+      logger.info(refusal, 'http request refused');
+      metrics.countError(refusal.code);
+    },
+    admit: trusted?.admitHttp,
   });
   const readiness = options.readiness ?? (async () => null);
-  httpServer.on('request', (req, res) => void (isProbe(req.url) ? answerProbe(req, res, readiness) : handler(req, res)));
+  httpServer.on('request', (req, res) => {
+    if (isProbe(req.url)) void answerProbe(req, res, readiness);
+    else if (isMetrics(req.url)) void answerMetrics(req, res, metrics, config.metricsToken);
+    else void handler(req, res);
+  });
   const hub = await startEventHub(client, logger);
+  openSubscriptions = () => hub.listenerCount();
   const live = createLiveEvents(hub, client, config);
   const formatError = createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL subscription'));
   const subscriptions = startSubscriptionServer({
@@ -129,6 +149,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     formatError,
     maxPayloadBytes: MAX_BODY_BYTES,
     production: config.production,
+    admit: trusted?.admitSubscription,
   });
   hub.onGap(() => subscriptions.resyncAll('Live events may have been missed; reconnect and fill the gap.'));
   await new Promise<void>((resolve, reject) => {

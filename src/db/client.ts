@@ -62,7 +62,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     client.options.parsers[INT8_OID] = parseInt8;
     return {
       db: db as unknown as Database,
-      client: { kind: 'postgres', sql: client, deadlineMs: statementTimeoutMs + CONNECT_ALLOWANCE_MS },
+      client: { kind: 'postgres', sql: client, deadlineMs: statementTimeoutMs + CONNECT_ALLOWANCE_MS, usage: { inFlight: 0, size: target.poolSize ?? 10 } },
       kind: 'postgres',
       close: () => client.end({ timeout: 5 }),
     };
@@ -76,7 +76,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   }
   await client.waitReady;
   const db = drizzlePglite(client);
-  return { db: db as unknown as Database, client: { kind: 'pglite', pglite: client }, kind: 'pglite', close: () => client.close() };
+  return { db: db as unknown as Database, client: { kind: 'pglite', pglite: client, usage: { inFlight: 0, size: 1 } }, kind: 'pglite', close: () => client.close() };
 }
 
 /**

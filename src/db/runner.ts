@@ -28,11 +28,36 @@ export interface SqlRunner {
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
 }
 
+/**
+ * What is using one client's connections right now, counted by every runner
+ * over it: a statement outside a transaction, or a whole transaction, holds
+ * one connection while it runs (a statement inside a transaction adds none).
+ * Past `size`, the rest wait for a connection. Read by the pool gauges
+ * (src/metrics/); postgres.js does not expose its own pool's state.
+ */
+export interface PoolUsage {
+  /** Statements and transactions started and not yet answered. */
+  inFlight: number;
+  /** Connections the client may open (1 for PGlite, which runs one statement at a time). */
+  readonly size: number;
+}
+
 /** The driver-level client a runner sends through. */
 export type SqlClient =
   /** `deadlineMs`: the longest a statement (or a transaction) may keep a request waiting; see deadline.ts. */
-  | { kind: 'postgres'; sql: postgres.Sql; deadlineMs: number }
-  | { kind: 'pglite'; pglite: PGlite };
+  | { kind: 'postgres'; sql: postgres.Sql; deadlineMs: number; usage?: PoolUsage }
+  | { kind: 'pglite'; pglite: PGlite; usage?: PoolUsage };
+
+/** Runs `work` counted in `usage` (when there is one) until it settles. */
+async function holding<T>(usage: PoolUsage | undefined, work: () => Promise<T>): Promise<T> {
+  if (usage === undefined) return work();
+  usage.inFlight += 1;
+  try {
+    return await work();
+  } finally {
+    usage.inFlight -= 1;
+  }
+}
 
 const dialect = new PgDialect();
 
@@ -42,47 +67,57 @@ export function createRunner(client: SqlClient, tally: StatementTally = { statem
     tally.statements += 1;
     tally.texts.push(text);
   };
-  if (client.kind === 'postgres') return postgresRunner(client.sql, client.deadlineMs, count);
-  return pgliteRunner(client.pglite, count);
+  if (client.kind === 'postgres') return postgresRunner(client.sql, client.deadlineMs, count, client.usage);
+  return pgliteRunner(client.pglite, count, client.usage);
 }
 
-function postgresRunner(sql: postgres.Sql | postgres.TransactionSql, deadlineMs: number, count: (text: string) => void): SqlRunner {
+/** `usage`: the client's pool counter; undefined inside a transaction, whose connection is already counted. */
+function postgresRunner(
+  sql: postgres.Sql | postgres.TransactionSql,
+  deadlineMs: number,
+  count: (text: string) => void,
+  usage: PoolUsage | undefined,
+): SqlRunner {
   return {
     async rows<Row>(query: SQL) {
       const { sql: text, params } = dialect.sqlToQuery(query);
       count(text);
-      const pending = sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
-      try {
-        return (await withDeadline(pending, deadlineMs, () => void pending.cancel())) as unknown as Row[];
-      } catch (error) {
-        throw classifyDatabaseError(error);
-      }
+      return holding(usage, async () => {
+        const pending = sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
+        try {
+          return (await withDeadline(pending, deadlineMs, () => void pending.cancel())) as unknown as Row[];
+        } catch (error) {
+          throw classifyDatabaseError(error);
+        }
+      });
     },
     async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {
       if (!('begin' in sql)) throw new Error('Transactions do not nest; run the work in the enclosing one.');
-      try {
-        // A transaction cannot be withdrawn once begun; if it commits after
-        // the deadline answered, the client's retry with the same
-        // clientMsgId finds it (sends are idempotent).
-        const pending = sql.begin((tx) => work(postgresRunner(tx, deadlineMs, count)));
-        return (await withDeadline(pending, deadlineMs, () => undefined)) as T;
-      } catch (error) {
-        throw classifyDatabaseError(error);
-      }
+      return holding(usage, async () => {
+        try {
+          // A transaction cannot be withdrawn once begun; if it commits after
+          // the deadline answered, the client's retry with the same
+          // clientMsgId finds it (sends are idempotent).
+          const pending = sql.begin((tx) => work(postgresRunner(tx, deadlineMs, count, undefined)));
+          return (await withDeadline(pending, deadlineMs, () => undefined)) as T;
+        } catch (error) {
+          throw classifyDatabaseError(error);
+        }
+      });
     },
   };
 }
 
-function pgliteRunner(pglite: PGlite | Transaction, count: (text: string) => void): SqlRunner {
+function pgliteRunner(pglite: PGlite | Transaction, count: (text: string) => void, usage: PoolUsage | undefined): SqlRunner {
   return {
     async rows<Row>(query: SQL) {
       const { sql: text, params } = dialect.sqlToQuery(query);
       count(text);
-      return (await pglite.query<Row>(text, params)).rows;
+      return holding(usage, async () => (await pglite.query<Row>(text, params)).rows);
     },
     async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {
       if (!('transaction' in pglite)) throw new Error('Transactions do not nest; run the work in the enclosing one.');
-      return pglite.transaction((tx) => work(pgliteRunner(tx, count)));
+      return holding(usage, () => pglite.transaction((tx) => work(pgliteRunner(tx, count, undefined))));
     },
   };
 }

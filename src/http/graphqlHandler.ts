@@ -25,6 +25,14 @@ export interface GraphQLHandlerOptions {
    * reach the request log plugin, so the handler reports them, as one line.
    */
   onRefused?(refusal: { method: string; status: number; code: string }): void;
+  /**
+   * Decides what a request may run before Apollo sees it (trusted documents,
+   * src/graphql/trustedDocuments.ts): the body and query string to hand on,
+   * or a refusal answered here.
+   */
+  admit?(request: { method: string; body: unknown; search: string }):
+    | { ok: true; body: unknown; search: string }
+    | { ok: false; status: number; code: string; message: string };
 }
 
 const CORS_HEADERS: Record<string, string> = {
@@ -87,6 +95,15 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
           body = read.text;
         }
       }
+      let search = url.search;
+      if (options.admit) {
+        const admitted = options.admit({ method, body, search });
+        if (!admitted.ok) {
+          refuse(admitted.status, admitted.code, admitted.message);
+          return;
+        }
+        ({ body, search } = admitted);
+      }
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -97,7 +114,7 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
       // line the request log plugin writes.
       let becameGraphQLRequest = false;
       const response = await options.apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method, headers, search: url.search, body },
+        httpGraphQLRequest: { method, headers, search, body },
         context: async () => {
           becameGraphQLRequest = true;
           return options.makeContext(auth, stats);

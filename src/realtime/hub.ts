@@ -23,6 +23,8 @@ export type NoticeListener = (notice: Notice) => void;
 export interface EventHub {
   /** Calls `listener` with every notice on `convId` until the returned function is called. */
   listen(convId: string, listener: NoticeListener): () => void;
+  /** Listeners registered now: one per open subscription (the metrics' subscription gauge). */
+  listenerCount(): number;
   /** Calls `onGap` whenever notices may have been lost since the last one arrived. */
   onGap(onGap: (reason: string) => void): void;
   /** Stops listening. */
@@ -42,6 +44,7 @@ interface Subscription {
 export async function startEventHub(client: SqlClient, logger: Logger): Promise<EventHub> {
   const byConversation = new Map<string, Set<NoticeListener>>();
   const gapListeners: ((reason: string) => void)[] = [];
+  let listenerCount = 0;
   const nonce = randomUUID();
   let closed = false;
 
@@ -151,12 +154,14 @@ export async function startEventHub(client: SqlClient, logger: Logger): Promise<
       const key = convId.toLowerCase();
       let listeners = byConversation.get(key);
       if (listeners === undefined) byConversation.set(key, (listeners = new Set()));
+      if (!listeners.has(listener)) listenerCount += 1;
       listeners.add(listener);
       return () => {
-        listeners.delete(listener);
+        if (listeners.delete(listener)) listenerCount -= 1;
         if (listeners.size === 0 && byConversation.get(key) === listeners) byConversation.delete(key);
       };
     },
+    listenerCount: () => listenerCount,
     onGap(onGap) {
       gapListeners.push(onGap);
     },

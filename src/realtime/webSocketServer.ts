@@ -71,6 +71,8 @@ export interface SubscriptionServerOptions {
   maxPayloadBytes: number;
   /** Whether close reasons of internal errors are hidden. */
   production: boolean;
+  /** Trusted documents (src/graphql/trustedDocuments.ts): the document to run instead of `query` (null: `query`), or a refusal. */
+  admit?(payload: SubscribePayload): { ok: true; query: string | null } | { ok: false; code: string; message: string };
 }
 
 /** The running WebSocket server. */
@@ -125,9 +127,11 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
     if (open > MAX_SUBSCRIPTIONS_PER_SOCKET) {
       return [refusal(`One connection may hold at most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions; complete some first.`, 'RATE_LIMITED')];
     }
+    const admitted = options.admit?.(payload) ?? { ok: true, query: null };
+    if (!admitted.ok) return [refusal(admitted.message, admitted.code)];
     let document: DocumentNode;
     try {
-      document = parse(payload.query, { maxTokens: limits.maxTokens });
+      document = parse(admitted.query ?? payload.query, { maxTokens: limits.maxTokens });
     } catch (error) {
       return [error instanceof GraphQLError ? withCode(error, 'GRAPHQL_PARSE_FAILED') : refusal('The query could not be parsed.', 'GRAPHQL_PARSE_FAILED')];
     }

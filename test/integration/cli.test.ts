@@ -141,7 +141,8 @@ function waitForOutput(cli: Cli, pattern: RegExp): Promise<RegExpMatchArray> {
 
 /** Starts `backscroll serve`; resolves with its printed URL (and dev token, unless in production). */
 async function startServe(settings: Record<string, string>, { production = false } = {}) {
-  const cli = spawnCli(['serve'], settings);
+  // Without the demo (test/integration/demo.test.ts covers it), the dev token is the one printed.
+  const cli = spawnCli(['serve', '--no-demo'], settings);
   // Whole lines only, so a token split across two chunks is never read half.
   const pattern = production ? /serving (http:\/\/\S+) / : /serving (http:\/\/\S+) [\s\S]*Authorization: Bearer (\S+)\n/;
   const [, url, devToken] = await waitForOutput(cli, pattern);

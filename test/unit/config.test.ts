@@ -25,6 +25,8 @@ const DEVELOPMENT_DEFAULTS: Config = {
   retention: { days: null, maxMessages: null },
   purgeIntervalSeconds: null,
   changeFeedDays: 30,
+  trustedDocuments: null,
+  metricsToken: null,
 };
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET_32 };
 const PRODUCTION_DEFAULTS: Config = {
@@ -251,5 +253,34 @@ describe('readConfig: retention and the change feed', () => {
       expect(result.problems.join(' ')).toContain('RETENTION_DAYS');
       expect(result.problems.join(' ')).toContain('RETENTION_MAX_MESSAGES');
     }
+  });
+});
+
+describe('Configuration: trusted documents', () => {
+  it('reads a manifest path, enforced by default only in production', () => {
+    const manifest = { TRUSTED_DOCUMENTS: '/srv/persisted-documents.json' };
+    expect([readConfig(manifest), readConfig({ ...PRODUCTION, ...manifest })]).toEqual([
+      accepted({ trustedDocuments: { path: '/srv/persisted-documents.json', only: false } }),
+      accepted({ trustedDocuments: { path: '/srv/persisted-documents.json', only: true } }, PRODUCTION_DEFAULTS),
+    ]);
+  });
+
+  it('enforces it in development, or not in production, when TRUSTED_DOCUMENTS_ONLY says so', () => {
+    const manifest = { TRUSTED_DOCUMENTS: 'm.json' };
+    expect([readConfig({ ...manifest, TRUSTED_DOCUMENTS_ONLY: 'true' }), readConfig({ ...PRODUCTION, ...manifest, TRUSTED_DOCUMENTS_ONLY: 'off' })]).toEqual([
+      accepted({ trustedDocuments: { path: 'm.json', only: true } }),
+      accepted({ trustedDocuments: { path: 'm.json', only: false } }, PRODUCTION_DEFAULTS),
+    ]);
+  });
+
+  it('refuses TRUSTED_DOCUMENTS_ONLY=true without a manifest, and any other spelling of the flag', () => {
+    expect([readConfig({ TRUSTED_DOCUMENTS_ONLY: 'true' }), readConfig({ TRUSTED_DOCUMENTS: 'm.json', TRUSTED_DOCUMENTS_ONLY: 'strict' })]).toEqual([
+      refused(['TRUSTED_DOCUMENTS_ONLY', 'TRUSTED_DOCUMENTS']),
+      refused(['TRUSTED_DOCUMENTS_ONLY', '"strict"']),
+    ]);
+  });
+
+  it('serves production without a manifest, and then without trusted documents', () => {
+    expect(readConfig(PRODUCTION)).toEqual(accepted({ trustedDocuments: null }, PRODUCTION_DEFAULTS));
   });
 });

@@ -1,0 +1,107 @@
+/**
+ * The server's Prometheus metrics (prom-client), in a registry of its own per
+ * server, so several servers in one process (tests) never mix their counts:
+ * request duration and SQL statements per request by operation, errors by
+ * code, the database pool in use and waiting, open subscriptions, and
+ * prom-client's default process metrics (CPU, memory, event loop, GC).
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolUsage } from '../db/runner.ts';
+import { boundedLabels } from './boundedLabels.ts';
+
+/** Distinct operation names kept as labels; the rest count as `other`. */
+export const MAX_OPERATION_LABELS = 200;
+/** Distinct error codes kept as labels (the server's own are about 20). */
+const MAX_CODE_LABELS = 50;
+
+/** What the metrics read when scraped. */
+export interface MetricsSources {
+  /** The database client's pool counter; absent: the pool gauges stay 0. */
+  pool?: PoolUsage;
+  /** Subscriptions open in this process. */
+  openSubscriptions(): number;
+}
+
+/** The metrics of one server. */
+export interface ServerMetrics {
+  /** Records one GraphQL request: its operation name (null: anonymous), how long it took and how many statements it sent. */
+  observeRequest(operationName: string | null | undefined, seconds: number, statements: number): void;
+  /** Counts one error by its `extensions.code`. */
+  countError(code: string): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ contentType: string; text: string }>;
+}
+
+/** Makes the metrics of one server over `sources`. */
+export function createServerMetrics(sources: MetricsSources): ServerMetrics {
+  const register = new Registry();
+  collectDefaultMetrics({ register });
+  const operationLabel = boundedLabels(MAX_OPERATION_LABELS);
+  const codeLabel = boundedLabels(MAX_CODE_LABELS);
+  const duration = new Histogram({
+    name: 'backscroll_graphql_request_duration_seconds',
+    help: 'GraphQL requests over HTTP, from the request reaching Apollo to its response, by operation name (anonymous, or other past 200 names).',
+    labelNames: ['operation'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [register],
+  });
+  const statements = new Histogram({
+    name: 'backscroll_graphql_request_sql_statements',
+    help: 'SQL statements one GraphQL request sent, by operation name.',
+    labelNames: ['operation'],
+    buckets: [0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 50],
+    registers: [register],
+  });
+  const errors = new Counter({
+    name: 'backscroll_graphql_errors_total',
+    help: 'Errors answered, by extensions.code (requests refused before GraphQL, such as bad JSON or too large, included).',
+    labelNames: ['code'],
+    registers: [register],
+  });
+  const pool = sources.pool;
+  new Gauge({
+    name: 'backscroll_db_pool_connections_in_use',
+    help: 'Database connections running a statement or a transaction now (PGlite: 0 or 1).',
+    registers: [register],
+    collect() {
+      this.set(pool ? Math.min(pool.inFlight, pool.size) : 0);
+    },
+  });
+  new Gauge({
+    name: 'backscroll_db_pool_waiting',
+    help: 'Statements and transactions waiting for a database connection now.',
+    registers: [register],
+    collect() {
+      this.set(pool ? Math.max(pool.inFlight - pool.size, 0) : 0);
+    },
+  });
+  new Gauge({
+    name: 'backscroll_db_pool_size',
+    help: 'Database connections the pool may open (DATABASE_POOL_SIZE; PGlite: 1).',
+    registers: [register],
+    collect() {
+      this.set(pool?.size ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'backscroll_subscriptions_open',
+    help: 'GraphQL subscriptions open over WebSocket in this process.',
+    registers: [register],
+    collect() {
+      this.set(sources.openSubscriptions());
+    },
+  });
+  return {
+    observeRequest(operationName, seconds, count) {
+      const operation = operationLabel(operationName);
+      duration.observe({ operation }, seconds);
+      statements.observe({ operation }, count);
+    },
+    countError(code) {
+      errors.inc({ code: codeLabel(code) });
+    },
+    async render() {
+      return { contentType: register.contentType, text: await register.metrics() };
+    },
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * `GET /metrics`: requests go through the real server, then a scrape shows
+ * each figure moved by exactly what they did, and the text parses as the
+ * Prometheus exposition format.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunner } from '../../src/db/runner.ts';
+import { sql } from 'drizzle-orm';
+import { backends } from '../helpers/database.ts';
+import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
+import { type LiveClient, liveClient } from '../helpers/liveClient.ts';
+import { createGroup, MESSAGES, send } from '../helpers/operations.ts';
+
+const DURATION = 'backscroll_graphql_request_duration_seconds';
+const STATEMENTS = 'backscroll_graphql_request_sql_statements';
+const ERRORS = 'backscroll_graphql_errors_total';
+const IN_USE = 'backscroll_db_pool_connections_in_use';
+const WAITING = 'backscroll_db_pool_waiting';
+const POOL_SIZE = 'backscroll_db_pool_size';
+const SUBSCRIPTIONS = 'backscroll_subscriptions_open';
+const EVENTS = 'subscription Events($id: ID!) { conversationEvents(conversationId: $id) { kind seq } }';
+
+/** One scrape: every sample by its series (`name{label="value",...}` as written), and every family's type. */
+interface Scrape {
+  samples: Map<string, number>;
+  types: Map<string, string>;
+}
+
+const NAME = String.raw`[a-zA-Z_:][a-zA-Z0-9_:]*`;
+const LABEL = String.raw`[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"`;
+const SAMPLE = new RegExp(String.raw`^(${NAME})(\{(?:${LABEL}(?:,${LABEL})*,?)?\})? (\S+)(?: -?\d+)?$`);
+const VALUE = /^(?:[+-]?(?:\d+\.?\d*(?:e[+-]?\d+)?|\.\d+)|NaN|[+-]Inf)$/i;
+
+/**
+ * Parses the text exposition format (version 0.0.4) strictly: HELP and TYPE
+ * lines, empty lines, then samples of a declared family (histograms as `_bucket`, `_sum`,
+ * `_count`), each a name, optional labels and a number. Throws on any other line.
+ */
+function parseExposition(text: string): Scrape {
+  const samples = new Map<string, number>();
+  const types = new Map<string, string>();
+  expect(text.endsWith('\n')).toBe(true);
+  for (const line of text.slice(0, -1).split('\n')) {
+    // The format ignores empty lines (prom-client separates families with one).
+    if (line === '') continue;
+    const comment = /^# (HELP|TYPE) (\S+) (.*)$/.exec(line);
+    if (comment !== null) {
+      if (comment[1] === 'TYPE') {
+        expect(['counter', 'gauge', 'histogram', 'summary', 'untyped']).toContain(comment[3]);
+        types.set(comment[2]!, comment[3]!);
+      }
+      continue;
+    }
+    const sample = SAMPLE.exec(line);
+    if (sample === null) throw new Error(`Not a line of the exposition format: ${JSON.stringify(line)}`);
+    const [, name, labels = '', value] = sample;
+    const family = name!.replace(/_(bucket|sum|count|total|created)$/, '');
+    if (!types.has(name!) && !types.has(family)) throw new Error(`A sample of an undeclared family: ${line}`);
+    if (!VALUE.test(value!)) throw new Error(`Not a number: ${line}`);
+    const key = `${name}${labels}`;
+    if (samples.has(key)) throw new Error(`A series twice: ${key}`);
+    samples.set(key, Number(value!.replace(/Inf$/i, 'Infinity')));
+  }
+  return { samples, types };
+}
+
+describe.each(backends)('Metrics (%s)', (backend) => {
+  let harness: Harness;
+  let alice: Client;
+  let live: LiveClient | undefined;
+
+  beforeAll(async () => {
+    harness = await startHarness(backend);
+    alice = await harness.client('alice');
+  });
+  afterAll(async () => {
+    await live?.dispose();
+    await harness.close();
+  });
+
+  const metricsUrl = () => new URL('/metrics', harness.server.url).toString();
+  const scrape = async (): Promise<Scrape> => {
+    const response = await fetch(metricsUrl());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    return parseExposition(await response.text());
+  };
+  /** The value of `series` (0 when it has not appeared yet). */
+  const value = (scraped: Scrape, series: string) => scraped.samples.get(series) ?? 0;
+
+  it('answers the Prometheus text format, with the type of every family', async () => {
+    const { types } = await scrape();
+    expect(Object.fromEntries([DURATION, STATEMENTS, ERRORS, IN_USE, WAITING, POOL_SIZE, SUBSCRIPTIONS].map((n) => [n, types.get(n)]))).toEqual({
+      [DURATION]: 'histogram',
+      [STATEMENTS]: 'histogram',
+      [ERRORS]: 'counter',
+      [IN_USE]: 'gauge',
+      [WAITING]: 'gauge',
+      [POOL_SIZE]: 'gauge',
+      [SUBSCRIPTIONS]: 'gauge',
+    });
+    // prom-client's process metrics come along.
+    expect(types.get('process_cpu_user_seconds_total')).toBe('counter');
+  });
+
+  it('observes each request under its operation name, with the statements it sent', async () => {
+    const conv = await createGroup(alice, ['bob']);
+    await send(alice, conv.id, 'hello');
+    const before = await scrape();
+    for (let i = 0; i < 3; i++) expect((await alice.gql(MESSAGES, { id: conv.id, last: 5 })).stats.statements).toBe(2);
+    await alice.gql('{ viewer { id } }');
+    const after = await scrape();
+    const moved = (series: string) => value(after, series) - value(before, series);
+    expect({
+      pages: moved(`${DURATION}_count{operation="Page"}`),
+      pageStatements: moved(`${STATEMENTS}_sum{operation="Page"}`),
+      pagesWithAtMostTwo: moved(`${STATEMENTS}_bucket{le="2",operation="Page"}`),
+      pagesWithAtMostOne: moved(`${STATEMENTS}_bucket{le="1",operation="Page"}`),
+      anonymous: moved(`${DURATION}_count{operation="anonymous"}`),
+    }).toEqual({ pages: 3, pageStatements: 6, pagesWithAtMostTwo: 3, pagesWithAtMostOne: 0, anonymous: 1 });
+    expect(moved(`${DURATION}_sum{operation="Page"}`)).toBeGreaterThan(0);
+  });
+
+  it('counts errors by code, including requests refused before they were GraphQL', async () => {
+    const before = await scrape();
+    await alice.gql(MESSAGES, { id: 'no-such-conversation', last: 5 });
+    await harness.post(JSON.stringify({ query: '{ viewer { id } }' }));
+    await harness.post('{"query": ', { authorization: `Bearer ${alice.token}` });
+    await alice.gql('{ viewer { idd } }');
+    const after = await scrape();
+    const moved = (code: string) => value(after, `${ERRORS}{code="${code}"}`) - value(before, `${ERRORS}{code="${code}"}`);
+    expect({
+      NOT_FOUND: moved('NOT_FOUND'),
+      UNAUTHENTICATED: moved('UNAUTHENTICATED'),
+      BAD_REQUEST: moved('BAD_REQUEST'),
+      GRAPHQL_VALIDATION_FAILED: moved('GRAPHQL_VALIDATION_FAILED'),
+    }).toEqual({ NOT_FOUND: 1, UNAUTHENTICATED: 1, BAD_REQUEST: 1, GRAPHQL_VALIDATION_FAILED: 1 });
+  });
+
+  it('keeps operation labels bounded: past 200 distinct names, the rest count as "other"', async () => {
+    for (let i = 0; i < 210; i++) await alice.gql(`query Named${i} { __typename }`);
+    const { samples } = await scrape();
+    const operations = new Set([...samples.keys()].filter((k) => k.startsWith(`${DURATION}_count`)).map((k) => /operation="([^"]*)"/.exec(k)![1]));
+    expect(operations.size).toBeLessThanOrEqual(202);
+    expect(operations.has('other')).toBe(true);
+    expect(value({ samples, types: new Map() }, `${DURATION}_count{operation="other"}`)).toBeGreaterThanOrEqual(10);
+  });
+
+  it('shows the pool in use and waiting while connections are held, and 0 again after', async () => {
+    const runner = createRunner(harness.database.client);
+    const idle = await scrape();
+    const size = value(idle, POOL_SIZE);
+    expect(size).toBe(backend === 'pglite' ? 1 : 10);
+    expect([value(idle, IN_USE), value(idle, WAITING)]).toEqual([0, 0]);
+    // Every connection held by a transaction waiting on `release`, and one statement more.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holders = Array.from({ length: size }, () =>
+      runner.transaction(async (tx) => {
+        await tx.rows(sql`select 1`);
+        await released;
+      }),
+    );
+    const extra = runner.rows(sql`select 1`);
+    const busy = await scrape();
+    release();
+    await Promise.all([...holders, extra]);
+    expect([value(busy, IN_USE), value(busy, WAITING)]).toEqual([size, 1]);
+    const after = await scrape();
+    expect([value(after, IN_USE), value(after, WAITING)]).toEqual([0, 0]);
+  });
+
+  it('counts open subscriptions', async () => {
+    const conv = await createGroup(alice, ['bob']);
+    /** Scrapes until the gauge reads `expected` (a subscription registers a moment after it is sent), or gives up. */
+    const untilOpen = async (expected: number) => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        if (value(await scrape(), SUBSCRIPTIONS) === expected) return expected;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return value(await scrape(), SUBSCRIPTIONS);
+    };
+    expect(await untilOpen(0)).toBe(0);
+    live = liveClient(harness.server.url, { authorization: `Bearer ${alice.token}` });
+    const first = live.subscribe(EVENTS, { id: conv.id });
+    const second = live.subscribe(EVENTS, { id: conv.id });
+    expect(await untilOpen(2)).toBe(2);
+    first.unsubscribe();
+    expect(await untilOpen(1)).toBe(1);
+    second.unsubscribe();
+    expect(await untilOpen(0)).toBe(0);
+  });
+});
+
+describe('Metrics behind METRICS_TOKEN', () => {
+  let harness: Harness;
+
+  beforeAll(async () => {
+    harness = await startHarness('pglite', { METRICS_TOKEN: 'scrape-me-please' });
+  });
+  afterAll(() => harness.close());
+
+  const status = async (headers: Record<string, string> = {}, method = 'GET') =>
+    (await fetch(new URL('/metrics', harness.server.url), { method, headers })).status;
+
+  it('answers 401 without the token or with another, 200 with it, and 405 to anything but GET', async () => {
+    expect([
+      await status(),
+      await status({ authorization: 'Bearer scrape-me' }),
+      await status({ authorization: 'scrape-me-please' }),
+      await status({ authorization: 'Bearer scrape-me-please' }),
+      await status({ authorization: 'Bearer scrape-me-please' }, 'POST'),
+    ]).toEqual([401, 401, 401, 200, 405]);
+  });
+});
