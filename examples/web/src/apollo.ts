@@ -1,0 +1,98 @@
+/**
+ * The Apollo Client of the page: queries and mutations over HTTP, the
+ * subscription over WebSocket (graphql-ws) on the same URL, split by
+ * operation type. Every operation is sent as the exact text of the
+ * trusted-documents manifest that codegen wrote at build time.
+ */
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, Observable, split } from '@apollo/client';
+import { getMainDefinition, relayStylePagination } from '@apollo/client/utilities';
+import { type DocumentNode, getOperationAST, parse, print } from 'graphql';
+import { createClient } from 'graphql-ws';
+import manifest from './gql/persisted-documents.json';
+
+/** Dispatched on `window` when the subscription socket came back after a drop. */
+export const RECONNECTED = 'backscroll:reconnected';
+
+/** Operation name -> the manifest's text of it. */
+const trustedText = new Map<string, string>();
+for (const text of Object.values(manifest as Record<string, string>)) {
+  const name = getOperationAST(parse(text))?.name?.value;
+  if (name) trustedText.set(name, text);
+}
+
+/** The manifest text of `document`'s operation; an operation missing from it is a build bug. */
+export function printTrusted(document: DocumentNode): string {
+  const name = getOperationAST(document)?.name?.value;
+  const text = name === undefined ? undefined : trustedText.get(name);
+  if (text === undefined) throw new Error(`Operation ${name ?? '(anonymous)'} is not in the trusted documents manifest; run npm run codegen.`);
+  return text;
+}
+
+/** A link that runs subscriptions through graphql-ws (GraphQLWsLink, sending the manifest text). */
+class TrustedWsLink extends ApolloLink {
+  constructor(private readonly client: ReturnType<typeof createClient>) {
+    super();
+  }
+  override request(operation: Parameters<ApolloLink['request']>[0]) {
+    return new Observable<any>((observer) =>
+      this.client.subscribe(
+        { operationName: operation.operationName, variables: operation.variables, query: printTrusted(operation.query) },
+        {
+          next: (value) => observer.next(value),
+          complete: () => observer.complete(),
+          error: (err) => observer.error(err instanceof Error ? err : new Error(describeSocketError(err))),
+        },
+      ),
+    );
+  }
+}
+
+function describeSocketError(err: unknown): string {
+  if (Array.isArray(err)) return err.map((e) => (e as { message?: string }).message).join('; ');
+  if (err && typeof err === 'object' && 'code' in err) return `WebSocket closed (${(err as CloseEvent).code} ${(err as CloseEvent).reason})`;
+  return String(err);
+}
+
+export function makeApolloClient(serverUrl: string, token: string): ApolloClient<unknown> {
+  const http = new HttpLink({
+    uri: serverUrl,
+    headers: { authorization: `Bearer ${token}` },
+    print: (ast) => (ast.kind === 'Document' && getOperationAST(ast)?.name ? printTrusted(ast) : print(ast)),
+  });
+  const wsUrl = serverUrl.replace(/^http/, 'ws');
+  const ws = new TrustedWsLink(
+    createClient({
+      url: wsUrl,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: Infinity,
+      // After a reconnect, open views fetch what they missed (README, Real-time: the reconnect contract).
+      on: { connected: (_socket, _payload, wasRetry) => void (wasRetry && window.dispatchEvent(new Event(RECONNECTED))) },
+    }),
+  );
+  const link = split(
+    ({ query }) => {
+      const definition = getMainDefinition(query);
+      return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+    },
+    ws,
+    http,
+  );
+  return new ApolloClient({
+    link,
+    cache: new InMemoryCache({
+      possibleTypes: { MessageContent: ['TextContent', 'RevokedContent', 'PurgedContent'], Node: ['Conversation', 'Message', 'User', 'Announcement'] },
+      typePolicies: {
+        Conversation: {
+          fields: {
+            // `messages(last, before)` pages stitch into one list, oldest first.
+            messages: relayStylePagination(),
+            // A permalink page is replaced whole; the view merges its pages itself.
+            messagesAround: { keyArgs: ['messageId'], merge: (_existing, incoming) => incoming },
+          },
+        },
+        // Connections have no id; the newest write wins.
+        Viewer: { fields: { conversations: { merge: (_existing, incoming) => incoming } } },
+      },
+    }),
+  });
+}

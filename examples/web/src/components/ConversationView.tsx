@@ -1,0 +1,318 @@
+import { useApolloClient, useMutation, useQuery } from '@apollo/client';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { ConversationEventsSubscription as EventData, ConversationPageQuery as ConversationPageData, MessageFieldsFragment, PageInfoFieldsFragment } from '../gql/graphql';
+import {
+  ConversationAroundQuery,
+  ConversationEventsSubscription,
+  ConversationPageQuery,
+  MarkReadMutation,
+  MessagesAfterQuery,
+  MessagesBeforeQuery,
+  SendMessageMutation,
+} from '../operations';
+import { RECONNECTED } from '../apollo';
+import { conversationName } from './Inbox';
+import { MessageItem } from './MessageItem';
+
+const PAGE = 30;
+const AROUND = 15;
+
+interface Edge {
+  __typename: 'MessageEdge';
+  cursor: string;
+  node: MessageFieldsFragment;
+}
+
+interface Props {
+  conversationId: string;
+  /** A permalink's message: jump to it instead of the newest page. */
+  anchorId?: string;
+  viewerId?: string;
+}
+
+export function ConversationView(props: Props) {
+  return props.anchorId ? <AroundView {...props} anchorId={props.anchorId} /> : <NewestView {...props} />;
+}
+
+/** The edge a `MESSAGE_SENT` event adds at the end, or null for any other event or one already shown. */
+function sentEdge(edges: readonly Edge[], event: EventData['conversationEvents']): Edge | null {
+  if (event.kind !== 'MESSAGE_SENT' || !event.message) return null;
+  if (edges.some((e) => e.node.id === event.message!.id)) return null;
+  return { __typename: 'MessageEdge', cursor: event.cursor, node: event.message };
+}
+
+/**
+ * Once per new newest message shown: marks it read (the inbox badge follows
+ * from the payload) and makes it the inbox's last message.
+ */
+function useReadUpTo(conversationId: string, edges: readonly Edge[], atNewest: boolean) {
+  const [markRead] = useMutation(MarkReadMutation);
+  const { cache } = useApolloClient();
+  const marked = useRef(0);
+  const newest = edges.at(-1)?.node;
+  useEffect(() => {
+    if (!newest || newest.seq <= marked.current) return;
+    marked.current = newest.seq;
+    void markRead({ variables: { id: conversationId, seq: newest.seq } }).catch(() => {});
+    if (atNewest) {
+      cache.modify({
+        id: cache.identify({ __typename: 'Conversation', id: conversationId }),
+        fields: { lastMessage: (_value, { toReference }) => toReference({ __typename: 'Message', id: newest.id }) },
+      });
+    }
+  }, [conversationId, newest, atNewest, markRead, cache]);
+}
+
+/** Sends a message; the page shows it from the mutation's answer or the live event, whichever comes first. */
+function Composer({ conversationId, onSent }: { conversationId: string; onSent(): void }) {
+  const [text, setText] = useState('');
+  const [sendMessage, { loading, error }] = useMutation(SendMessageMutation);
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!text.trim()) return;
+        const clientMsgId = crypto.randomUUID(); // a retry of this send would reuse it
+        void sendMessage({ variables: { id: conversationId, clientMsgId, text } }).then(() => {
+          setText('');
+          onSent();
+        }, () => {});
+      }}
+    >
+      <input value={text} onChange={(e) => setText(e.target.value)} placeholder="Write a message" aria-label="Message" disabled={loading} />
+      <button type="submit" disabled={loading}>
+        Send
+      </button>
+      {error && <span className="error">{error.message}</span>}
+    </form>
+  );
+}
+
+/** The newest page, older pages on scrolling up (merged by relayStylePagination), live messages at the bottom. */
+function NewestView({ conversationId, viewerId }: Props) {
+  const q = useQuery(ConversationPageQuery, { variables: { id: conversationId, last: PAGE }, fetchPolicy: 'cache-and-network' });
+  const { subscribeToMore, fetchMore } = q;
+  const connection = q.data?.conversation?.messages;
+  const edges: readonly Edge[] = connection?.edges ?? [];
+  useReadUpTo(conversationId, edges, true);
+
+  const append = useCallback((prev: ConversationPageData, edge: Edge | null): ConversationPageData => {
+    const messages = prev.conversation?.messages;
+    if (!messages || !edge || messages.edges.some((e) => e.node.id === edge.node.id)) return prev;
+    return {
+      ...prev,
+      conversation: {
+        ...prev.conversation!,
+        messages: { ...messages, edges: [...messages.edges, edge], pageInfo: { ...messages.pageInfo, endCursor: edge.cursor }, latestSeq: Math.max(messages.latestSeq, edge.node.seq) },
+      },
+    };
+  }, []);
+
+  useEffect(
+    () =>
+      subscribeToMore({
+        document: ConversationEventsSubscription,
+        variables: { id: conversationId },
+        updateQuery: (prev, { subscriptionData }) => append(prev, sentEdge(prev.conversation?.messages.edges ?? [], subscriptionData.data.conversationEvents)),
+      }),
+    [subscribeToMore, conversationId, append],
+  );
+
+  // After our own send, fetch what follows the page's end (the reconnect contract), in case its live event is late or lost.
+  const endCursor = connection?.pageInfo.endCursor;
+  const catchUp = useCallback(async () => {
+    if (!endCursor) return;
+    await fetchMore({
+      query: MessagesAfterQuery,
+      variables: { id: conversationId, first: 100, after: endCursor },
+      updateQuery: (prev, { fetchMoreResult }) => (fetchMoreResult.conversation?.messages.edges ?? []).reduce<ConversationPageData>((data, edge) => append(data, edge), prev),
+    });
+  }, [fetchMore, conversationId, endCursor, append]);
+  useEffect(() => {
+    const onReconnect = () => void catchUp();
+    window.addEventListener(RECONNECTED, onReconnect);
+    return () => window.removeEventListener(RECONNECTED, onReconnect);
+  }, [catchUp]);
+
+  const loadOlder = useCallback(async () => {
+    const before = connection?.pageInfo.startCursor;
+    if (!before) return;
+    await fetchMore({ variables: { before } });
+  }, [fetchMore, connection?.pageInfo.startCursor]);
+
+  if (q.error) return <p className="error">{q.error.message}</p>;
+  if (!q.data?.conversation || !connection) return <p className="muted placeholder">Loading…</p>;
+  return (
+    <section className="conversation" data-testid="conversation">
+      <h2>{conversationName(q.data.conversation, viewerId)}</h2>
+      <MessageList edges={edges} pageInfo={connection.pageInfo} viewerId={viewerId} onOlder={loadOlder} />
+      <Composer conversationId={conversationId} onSent={() => void catchUp()} />
+    </section>
+  );
+}
+
+/** A permalink: the page around one message, highlighted; pages on in both directions. */
+function AroundView({ conversationId, anchorId, viewerId }: Props & { anchorId: string }) {
+  const q = useQuery(ConversationAroundQuery, {
+    variables: { id: conversationId, messageId: anchorId, before: AROUND, after: AROUND },
+    fetchPolicy: 'network-only',
+  });
+  const { subscribeToMore, fetchMore } = q;
+  const connection = q.data?.conversation?.messagesAround;
+  const edges: readonly Edge[] = connection?.edges ?? [];
+  useReadUpTo(conversationId, edges, connection?.pageInfo.hasNextPage === false);
+
+  useEffect(
+    () =>
+      subscribeToMore({
+        document: ConversationEventsSubscription,
+        variables: { id: conversationId },
+        updateQuery: (prev, { subscriptionData }) => {
+          const around = prev.conversation?.messagesAround;
+          // Live messages join only a page that already reaches the newest message.
+          const edge = around && !around.pageInfo.hasNextPage && sentEdge(around.edges, subscriptionData.data.conversationEvents);
+          if (!around || !edge) return prev;
+          return {
+            ...prev,
+            conversation: { ...prev.conversation!, messagesAround: { ...around, edges: [...around.edges, edge], pageInfo: { ...around.pageInfo, endCursor: edge.cursor } } },
+          };
+        },
+      }),
+    [subscribeToMore, conversationId],
+  );
+
+  const loadOlder = useCallback(async () => {
+    const before = connection?.pageInfo.startCursor;
+    if (!before) return;
+    await fetchMore({
+      query: MessagesBeforeQuery,
+      variables: { id: conversationId, last: PAGE, before },
+      updateQuery: (prev, { fetchMoreResult }) => {
+        const around = prev.conversation?.messagesAround;
+        const older = fetchMoreResult.conversation?.messages;
+        // Only the page that starts where ours does now joins it (a stale second request would duplicate it).
+        if (!around || !older || around.pageInfo.startCursor !== before) return prev;
+        const pageInfo = { ...around.pageInfo, hasPreviousPage: older.pageInfo.hasPreviousPage, startCursor: older.pageInfo.startCursor ?? around.pageInfo.startCursor };
+        return { ...prev, conversation: { ...prev.conversation!, messagesAround: { ...around, edges: [...older.edges, ...around.edges], pageInfo } } };
+      },
+    });
+  }, [fetchMore, conversationId, connection?.pageInfo.startCursor]);
+
+  const loadNewer = useCallback(async () => {
+    const after = connection?.pageInfo.endCursor;
+    if (!after) return;
+    await fetchMore({
+      query: MessagesAfterQuery,
+      variables: { id: conversationId, first: PAGE, after },
+      updateQuery: (prev, { fetchMoreResult }) => {
+        const around = prev.conversation?.messagesAround;
+        const newer = fetchMoreResult.conversation?.messages;
+        if (!around || !newer || around.pageInfo.endCursor !== after) return prev;
+        const pageInfo = { ...around.pageInfo, hasNextPage: newer.pageInfo.hasNextPage, endCursor: newer.pageInfo.endCursor ?? around.pageInfo.endCursor };
+        return { ...prev, conversation: { ...prev.conversation!, messagesAround: { ...around, edges: [...around.edges, ...newer.edges], pageInfo } } };
+      },
+    });
+  }, [fetchMore, conversationId, connection?.pageInfo.endCursor]);
+
+  if (q.error) return <p className="error">{q.error.message}</p>;
+  if (!q.data?.conversation || !connection) return <p className="muted placeholder">Jumping…</p>;
+  return (
+    <section className="conversation" data-testid="conversation">
+      <h2>{conversationName(q.data.conversation, viewerId)}</h2>
+      {connection.anchorFound === false && <p className="muted">That message is no longer visible to you; showing where it was.</p>}
+      <MessageList edges={edges} pageInfo={connection.pageInfo} viewerId={viewerId} anchorId={anchorId} onOlder={loadOlder} onNewer={loadNewer} />
+    </section>
+  );
+}
+
+interface ListProps {
+  edges: readonly Edge[];
+  pageInfo: PageInfoFieldsFragment;
+  viewerId?: string;
+  anchorId?: string;
+  onOlder(): Promise<void>;
+  onNewer?(): Promise<void>;
+}
+
+/**
+ * The scrolling list. Reaching the top loads the older page and keeps the
+ * same messages in view; new messages at the bottom scroll into view when
+ * the reader is already at the bottom.
+ */
+function MessageList({ edges, pageInfo, viewerId, anchorId, onOlder, onNewer }: ListProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const [busy, setBusy] = useState<'older' | 'newer' | null>(null);
+  const busyRef = useRef(false);
+  const seen = useRef({ first: undefined as string | undefined, last: undefined as string | undefined, height: 0, top: 0, atBottom: true, placed: false });
+  const first = edges[0]?.cursor;
+  const last = edges.at(-1)?.cursor;
+
+  // The cursor last paged from in each direction: a scroll event handled before the
+  // re-render still sees the old cursor, and must not fetch the same page again.
+  const requested = useRef({ older: null as string | null, newer: null as string | null });
+  const load = useCallback(async (which: 'older' | 'newer') => {
+    const run = which === 'older' ? onOlder : onNewer;
+    const cursor = which === 'older' ? pageInfo.startCursor : pageInfo.endCursor;
+    if (!run || busyRef.current || requested.current[which] === cursor) return;
+    busyRef.current = true;
+    requested.current[which] = cursor;
+    setBusy(which);
+    try {
+      await run();
+    } catch {
+      requested.current[which] = null; // let the next scroll try again
+    } finally {
+      busyRef.current = false;
+      setBusy(null);
+    }
+  }, [onOlder, onNewer, pageInfo.startCursor, pageInfo.endCursor]);
+
+  const check = useCallback(() => {
+    const el = box.current;
+    if (!el) return;
+    const s = seen.current;
+    s.top = el.scrollTop;
+    s.height = el.scrollHeight;
+    s.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    if (!s.placed) return;
+    if (el.scrollTop < 80 && pageInfo.hasPreviousPage) void load('older');
+    else if (onNewer && s.atBottom && pageInfo.hasNextPage) void load('newer');
+  }, [load, onNewer, pageInfo.hasPreviousPage, pageInfo.hasNextPage]);
+
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el || edges.length === 0) return;
+    const s = seen.current;
+    if (!s.placed) {
+      const anchor = anchorId ? el.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(anchorId)}"]`) : null;
+      if (anchor) el.scrollTop = anchor.offsetTop - el.clientHeight / 2 + anchor.clientHeight / 2;
+      else el.scrollTop = el.scrollHeight;
+      s.placed = true;
+    } else if (s.first !== first && s.last === last) {
+      // Older messages were put on top: keep what the reader was looking at in place.
+      el.scrollTop = s.top + (el.scrollHeight - s.height);
+    } else if (s.last !== last && s.first === first && s.atBottom && !pageInfo.hasNextPage) {
+      el.scrollTop = el.scrollHeight;
+    }
+    s.first = first;
+    s.last = last;
+    check();
+  }, [first, last, edges.length, anchorId, pageInfo.hasNextPage, check]);
+
+  return (
+    <div className="messages" ref={box} onScroll={check} data-testid="messages">
+      <p className="edge muted" data-testid="history-start">
+        {pageInfo.hasPreviousPage ? (busy === 'older' ? 'Loading older messages…' : <button onClick={() => void load('older')}>Load older</button>) : 'Beginning of the conversation'}
+      </p>
+      <ul>
+        {edges.map(({ node }) => (
+          <MessageItem key={node.id} message={node} own={node.sender.id === viewerId} highlighted={node.id === anchorId} />
+        ))}
+      </ul>
+      {pageInfo.hasNextPage && (
+        <p className="edge muted">{busy === 'newer' ? 'Loading newer messages…' : <button onClick={() => void load('newer')}>Load newer</button>}</p>
+      )}
+    </div>
+  );
+}

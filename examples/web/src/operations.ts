@@ -1,0 +1,143 @@
+/** Every operation the page sends. Codegen turns these into typed documents and the trusted-documents manifest. */
+import { graphql } from './gql';
+
+export const MessageFields = graphql(`
+  fragment MessageFields on Message {
+    id
+    seq
+    createdAt
+    sender { id }
+    content {
+      ... on TextContent { text }
+      ... on RevokedContent { revokedAt revokedBy { id } }
+      ... on PurgedContent { purgedAt }
+    }
+  }
+`);
+
+export const PageInfoFields = graphql(`
+  fragment PageInfoFields on PageInfo { hasPreviousPage hasNextPage startCursor endCursor }
+`);
+
+export const InboxQuery = graphql(`
+  query Inbox {
+    viewer {
+      id
+      conversations(first: 50) {
+        edges {
+          cursor
+          node {
+            id
+            kind
+            title
+            unreadCount
+            unreadCountCapped
+            readSeq
+            lastActivityAt
+            members(first: 5) { edges { node { user { id } } } }
+            lastMessage { ...MessageFields }
+          }
+        }
+      }
+    }
+  }
+`);
+
+/** The newest page (no `before`), or the page older than `before`: Conversation.messages is merged by relayStylePagination. */
+export const ConversationPageQuery = graphql(`
+  query ConversationPage($id: ID!, $last: Int!, $before: String) {
+    conversation(id: $id) {
+      id
+      kind
+      title
+      messages(last: $last, before: $before) {
+        edges { cursor node { ...MessageFields } }
+        pageInfo { ...PageInfoFields }
+        latestSeq
+      }
+    }
+  }
+`);
+
+/** A permalink: the page around one message. */
+export const ConversationAroundQuery = graphql(`
+  query ConversationAround($id: ID!, $messageId: ID!, $before: Int!, $after: Int!) {
+    conversation(id: $id) {
+      id
+      kind
+      title
+      messagesAround(messageId: $messageId, before: $before, after: $after) {
+        edges { cursor node { ...MessageFields } }
+        pageInfo { ...PageInfoFields }
+        latestSeq
+        anchorFound
+      }
+    }
+  }
+`);
+
+/** Paging on from a permalink page, in either direction (merged by hand, so it never touches the cached `messages` list). */
+export const MessagesBeforeQuery = graphql(`
+  query MessagesBefore($id: ID!, $last: Int!, $before: String!) {
+    conversation(id: $id) {
+      id
+      messages(last: $last, before: $before) {
+        edges { cursor node { ...MessageFields } }
+        pageInfo { ...PageInfoFields }
+      }
+    }
+  }
+`);
+
+export const MessagesAfterQuery = graphql(`
+  query MessagesAfter($id: ID!, $first: Int!, $after: String!) {
+    conversation(id: $id) {
+      id
+      messages(first: $first, after: $after) {
+        edges { cursor node { ...MessageFields } }
+        pageInfo { ...PageInfoFields }
+      }
+    }
+  }
+`);
+
+export const ConversationEventsSubscription = graphql(`
+  subscription ConversationEvents($id: ID!) {
+    conversationEvents(conversationId: $id) {
+      kind
+      seq
+      cursor
+      message { ...MessageFields }
+    }
+  }
+`);
+
+export const MarkReadMutation = graphql(`
+  mutation MarkRead($id: ID!, $seq: Seq!) {
+    markRead(input: { conversationId: $id, seq: $seq }) {
+      conversation { id readSeq unreadCount unreadCountCapped }
+    }
+  }
+`);
+
+export const SendMessageMutation = graphql(`
+  mutation SendMessage($id: ID!, $clientMsgId: String!, $text: String!) {
+    sendMessage(input: { conversationId: $id, clientMsgId: $clientMsgId, text: $text }) {
+      message { ...MessageFields }
+      deduplicated
+    }
+  }
+`);
+
+export const SearchQuery = graphql(`
+  query Search($query: String!, $after: String) {
+    search(query: $query, first: 20, after: $after) {
+      edges {
+        cursor
+        node { id seq createdAt sender { id } conversation { id kind title } }
+        snippet { text highlights { start end } }
+      }
+      pageInfo { hasNextPage endCursor }
+    }
+  }
+`);

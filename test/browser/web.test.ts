@@ -1,0 +1,269 @@
+/**
+ * examples/web end to end: the built page in headless Chromium (Debian's
+ * `chromium`, driven by playwright-core) against the real server on PGlite.
+ * Inbox badges, the newest page with a revoked placeholder, infinite scroll
+ * upward, a permalink jump, a live message, a send and search, on a server
+ * that runs only trusted documents (the page's build manifest). Screenshots
+ * go to test/browser/screenshots/ (git-ignored).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
+import { CREATE_GROUP, createGroup, REVOKE, SEND, send } from '../helpers/operations.ts';
+import { CHROMIUM, DIST, ensureExampleBuilt, MANIFEST, ROOT, serveStatic } from './webExample.ts';
+
+const SCREENSHOTS = join(ROOT, 'test/browser/screenshots');
+const INBOX = `query { viewer { conversations(first: 10) { edges { node { id unreadCount } } } } }`;
+const OPEN_DIRECT = `mutation ($userId: ID!) { openDirectConversation(userId: $userId) { conversation { id } } }`;
+const GROUP_MESSAGES = 120;
+const SEARCH_SEQ = 40; // "kangaroo": found by search, far from the newest page
+const PERMALINK_SEQ = 20;
+const REVOKED_SEQ = 118;
+const UNLISTED = 'query Unlisted { viewer { id } }';
+
+/**
+ * The server runs only trusted documents: the page's manifest (written by its
+ * build) plus the operations this test seeds with.
+ */
+function trustedManifest(folder: string): string {
+  const page = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
+  const setup = [CREATE_GROUP, SEND, REVOKE, OPEN_DIRECT, INBOX];
+  const entries = setup.map((text) => [`sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`, text]);
+  const path = join(folder, 'persisted-documents.json');
+  writeFileSync(path, JSON.stringify({ ...page, ...Object.fromEntries(entries) }, null, 2));
+  return path;
+}
+
+// Say what is missing instead of failing on the first page.goto.
+if (!existsSync(CHROMIUM)) {
+  throw new Error(
+    `test/browser needs headless Chromium at ${CHROMIUM}: install it with ` +
+      '`apt-get install -y --no-install-recommends chromium` (as .ci/run does), or set CHROMIUM_PATH.',
+  );
+}
+
+describe('examples/web in headless Chromium', () => {
+  let harness: Harness;
+  let folder: string;
+  let site: { url: string; close(): Promise<void> };
+  let browser: Browser;
+  let page: Page;
+  let alice: Client;
+  let bob: Client;
+  let groupId: string;
+  let directId: string;
+  const ids = new Map<number, string>();
+  const pageErrors: string[] = [];
+  /** Every operation text the page sent (HTTP and WebSocket), to check against the trusted-documents manifest. */
+  const sentTexts: { name: string; query: string }[] = [];
+
+  const shot = async (name: string) => {
+    const path = join(SCREENSHOTS, `${name}.png`);
+    await page.screenshot({ path });
+    console.log(`screenshot: ${path}`);
+  };
+  const messages = () => page.locator('[data-testid=messages]');
+  /** The seqs in the message list, in order; each shown once. */
+  const seqsShown = async () => {
+    const seqs = await page.$$eval('[data-testid=messages] li[data-seq]', (els) => els.map((el) => Number((el as HTMLElement).dataset.seq)));
+    expect(new Set(seqs).size, `a message is shown twice: ${seqs}`).toBe(seqs.length);
+    return seqs;
+  };
+  const inboxItem = (id: string) => page.locator(`[data-testid=inbox] li[data-conversation-id="${id}"]`);
+  /** Whether `selector` lies fully inside the scrolling message list's visible area. */
+  const inView = (selector: string) =>
+    page.$eval(selector, (el) => {
+      const r = el.getBoundingClientRect();
+      const box = el.closest('[data-testid=messages]')!.getBoundingClientRect();
+      return r.top >= box.top && r.bottom <= box.bottom;
+    });
+
+  beforeAll(async () => {
+    console.log(ensureExampleBuilt());
+    folder = mkdtempSync(join(tmpdir(), 'backscroll-web-'));
+    harness = await startHarness('pglite', { TRUSTED_DOCUMENTS: trustedManifest(folder), TRUSTED_DOCUMENTS_ONLY: 'true' });
+    alice = await harness.client('alice');
+    bob = await harness.client('bob');
+
+    // A group of 120 messages from two users (seq 118 revoked), and a direct conversation with 3 unread.
+    groupId = (await createGroup(alice, ['bob'], 'Project chat')).id;
+    for (let seq = 1; seq <= GROUP_MESSAGES; seq++) {
+      const from = seq % 2 === 0 ? bob : alice;
+      const text = seq === SEARCH_SEQ ? 'The quarterly kangaroo report is ready for review' : `Message ${seq} from ${from.userId}`;
+      const sent = await send(from, groupId, text, `seed-${seq}`);
+      expect(sent.seq).toBe(seq);
+      ids.set(seq, sent.id);
+    }
+    const revoked = await bob.gql(REVOKE, { messageId: ids.get(REVOKED_SEQ) });
+    expect(revoked.errors).toBeUndefined();
+    directId = (await bob.gql(OPEN_DIRECT, { userId: 'alice' })).data.openDirectConversation.conversation.id;
+    for (const text of ['Hi Alice', 'Are you there?', 'Lunch at noon?']) await send(bob, directId, text);
+
+    site = await serveStatic(DIST);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // The machine notes' flags: root needs --no-sandbox; the rest keep Chromium off the (closed) network.
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1100, height: 720 } });
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().startsWith(harness.server.url)) {
+        const body = request.postDataJSON() as { operationName: string; query: string };
+        sentTexts.push({ name: body.operationName, query: body.query });
+      }
+    });
+    page.on('websocket', (socket) =>
+      socket.on('framesent', ({ payload }) => {
+        const message = JSON.parse(String(payload)) as { type: string; payload?: { operationName: string; query: string } };
+        if (message.type === 'subscribe') sentTexts.push({ name: message.payload!.operationName, query: message.payload!.query });
+      }),
+    );
+    const query = new URLSearchParams({ server: harness.server.url, token: alice.token });
+    await page.goto(`${site.url}?${query}`);
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await harness?.close();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('lists both conversations with their unread badges', async () => {
+    const expected = new Map<string, number>(
+      (await alice.gql(INBOX)).data.viewer.conversations.edges.map((e: { node: { id: string; unreadCount: number } }) => [e.node.id, e.node.unreadCount]),
+    );
+    expect(expected.get(directId)).toBe(3);
+    expect(expected.get(groupId)).toBeGreaterThan(0);
+    await inboxItem(groupId).waitFor();
+    expect(await page.locator('[data-testid=inbox] li').count()).toBe(2);
+    expect(await inboxItem(directId).locator('[data-testid=unread]').textContent()).toBe('3');
+    expect(await inboxItem(groupId).locator('[data-testid=unread]').textContent()).toBe(String(expected.get(groupId)));
+    expect(await inboxItem(groupId).locator('.name').textContent()).toBe('Project chat');
+    expect(await inboxItem(directId).locator('.name').textContent()).toBe('bob');
+    await shot('inbox');
+  });
+
+  it('opens the group on its newest page, with the revoked placeholder, and marks it read', async () => {
+    await inboxItem(groupId).locator('a').click();
+    await page.locator(`li[data-seq="${GROUP_MESSAGES}"]`).waitFor();
+    const seqs = await seqsShown();
+    expect(seqs.at(-1)).toBe(GROUP_MESSAGES);
+    expect(Math.min(...seqs)).toBeGreaterThan(1);
+    await page.locator(`li[data-seq="${REVOKED_SEQ}"] [data-testid=revoked]`).waitFor();
+    expect(await page.locator(`li[data-seq="${REVOKED_SEQ}"]`).textContent()).toContain('This message was revoked');
+    expect(await inView(`li[data-seq="${GROUP_MESSAGES}"]`)).toBe(true);
+    // Opening it marks the newest message read: the badge goes.
+    await inboxItem(groupId).locator('[data-testid=unread]').waitFor({ state: 'detached' });
+  });
+
+  it('loads older messages when scrolled to the top, keeping the view in place', async () => {
+    const before = Math.min(...(await seqsShown()));
+    await messages().evaluate((el) => (el.scrollTop = 0));
+    await page.waitForFunction((seq) => !!document.querySelector(`li[data-seq="${seq}"]`), before - 1);
+    // The page grew on top, and the message that was at the top is still near it, not jumped away.
+    expect(await messages().evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
+    // Keep scrolling up to the very first message.
+    for (let i = 0; i < 10 && !(await page.locator('li[data-seq="1"]').count()); i++) {
+      await messages().evaluate((el) => (el.scrollTop = 0));
+      await page.waitForTimeout(300);
+    }
+    await page.locator('li[data-seq="1"]').waitFor({ state: 'attached' });
+    expect(await page.getByTestId('history-start').textContent()).toBe('Beginning of the conversation');
+    const seqs = await seqsShown();
+    expect(seqs).toEqual(Array.from({ length: GROUP_MESSAGES }, (_, i) => i + 1));
+  });
+
+  it('jumps to an old message from a permalink and highlights it', async () => {
+    const id = ids.get(PERMALINK_SEQ)!;
+    await page.evaluate((hash) => (window.location.hash = hash), `#/c/${encodeURIComponent(groupId)}/m/${encodeURIComponent(id)}`);
+    const target = `li.highlight[data-message-id="${id}"]`;
+    await page.locator(target).waitFor();
+    expect(await page.locator(target).getAttribute('data-seq')).toBe(String(PERMALINK_SEQ));
+    expect(await inView(target)).toBe(true);
+    const seqs = await seqsShown();
+    expect(Math.max(...seqs)).toBeLessThan(GROUP_MESSAGES); // a page around it, not the newest
+    expect(Math.min(...seqs)).toBeGreaterThan(1);
+    await shot('permalink');
+    // Paging on from the jump: up to the first message, down past where the jump page ended.
+    await messages().evaluate((el) => (el.scrollTop = 0));
+    await page.locator('li[data-seq="1"]').waitFor({ state: 'attached' });
+    const below = Math.max(...(await seqsShown()));
+    await messages().evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await page.locator(`li[data-seq="${below + 1}"]`).waitFor({ state: 'attached' });
+    await page.waitForTimeout(300);
+    const paged = await seqsShown();
+    expect(paged).toEqual(Array.from({ length: paged.length }, (_, i) => i + 1)); // contiguous from seq 1
+  });
+
+  it('shows a message the other user sends, live', async () => {
+    await page.evaluate((hash) => (window.location.hash = hash), `#/c/${encodeURIComponent(groupId)}`);
+    await page.locator(`li[data-seq="${GROUP_MESSAGES}"]`).waitFor();
+    // The subscription starts with the view; wait until the server has it before sending.
+    const text = 'Live: bob says hello while Alice watches';
+    let sent: { seq: number } | undefined;
+    for (let i = 0; i < 20 && !sent; i++) {
+      await page.waitForTimeout(250);
+      const probe = await send(bob, groupId, `${text} (${i})`, `live-${i}`);
+      if (await page.locator(`li[data-seq="${probe.seq}"]`).waitFor({ timeout: 1_000 }).then(() => true, () => false)) sent = probe;
+    }
+    expect(sent, 'no live message reached the page').toBeDefined();
+    expect(await page.locator(`li[data-seq="${sent!.seq}"] .text`).textContent()).toContain(text);
+    expect(await inView(`li[data-seq="${sent!.seq}"]`)).toBe(true);
+    // Alice's own send shows once (from the live event or the catch-up after the mutation, never both).
+    await page.getByRole('textbox', { name: 'Message' }).fill('Thanks Bob, sent from the page');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const own = page.locator('li.message.own', { hasText: 'Thanks Bob, sent from the page' });
+    await own.waitFor();
+    await page.waitForTimeout(500);
+    expect(await own.count()).toBe(1);
+    expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('');
+    // The inbox preview follows the open conversation.
+    expect(await inboxItem(groupId).locator('.preview').textContent()).toContain('Thanks Bob');
+    await shot('conversation');
+  });
+
+  it('searches, shows highlighted snippets and jumps to the hit', async () => {
+    await page.getByRole('searchbox', { name: 'Search messages' }).fill('kangaroo');
+    await page.getByRole('searchbox', { name: 'Search messages' }).press('Enter');
+    const result = page.locator('[data-testid=search-results] li.result');
+    await result.first().waitFor();
+    expect(await result.count()).toBe(1);
+    expect(await result.locator('mark').textContent()).toBe('kangaroo');
+    expect(await result.locator('.snippet').textContent()).toBe('The quarterly kangaroo report is ready for review');
+    await shot('search');
+    await result.locator('a').click();
+    const target = `li.highlight[data-message-id="${ids.get(SEARCH_SEQ)}"]`;
+    await page.locator(target).waitFor();
+    expect(await inView(target)).toBe(true);
+  });
+
+  it('logged no errors in the page', () => {
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('sent only operations of the trusted-documents manifest, as their exact text', () => {
+    const trusted = new Set(Object.values(JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>));
+    const names = new Set(sentTexts.map((s) => s.name));
+    for (const name of ['Inbox', 'ConversationPage', 'ConversationAround', 'MessagesBefore', 'MessagesAfter', 'ConversationEvents', 'MarkRead', 'SendMessage', 'Search']) {
+      expect(names, `the page never sent ${name}`).toContain(name);
+    }
+    expect(sentTexts.filter((s) => !trusted.has(s.query))).toEqual([]);
+  });
+
+  it('ran against a server that refuses anything else', async () => {
+    const refused = await alice.gql(UNLISTED);
+    expect([refused.status, refused.errors?.[0]?.extensions?.code]).toEqual([400, 'QUERY_NOT_IN_SAFELIST']);
+  });
+});
