@@ -20,7 +20,7 @@ import type {
 } from '../generated/resolvers.ts';
 import type { KeysetPage } from '../models.ts';
 import { checkedTitle } from './arguments.ts';
-import { keysetEdges, keysetPageInfo, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSizeProblem } from './keyset.ts';
 
 const MAX_PAGE = 100;
 
@@ -47,15 +47,9 @@ export const viewerAnnouncementFields: Pick<ViewerResolvers, 'announcements' | '
   unreadAnnouncementCount: (_viewer, _args, context) => countUnreadAnnouncements(context.db, viewerOf(context).viewerId),
 };
 
-export const AnnouncementConnection: AnnouncementConnectionResolvers = {
-  edges: (page) => keysetEdges(page),
-  pageInfo: (page) => keysetPageInfo(page),
-};
+export const AnnouncementConnection: AnnouncementConnectionResolvers = keysetConnectionResolvers<AnnouncementRow>();
 
-export const AnnouncementEdge: AnnouncementEdgeResolvers = {
-  cursor: (edge) => edge.cursor,
-  node: (edge) => edge.row,
-};
+export const AnnouncementEdge: AnnouncementEdgeResolvers = keysetEdgeResolvers<AnnouncementRow>();
 
 export const Announcement: AnnouncementResolvers = {
   id: (announcement) => announcementGlobalId(announcement.id),

@@ -26,3 +26,19 @@ export function keysetPageInfo<Row>(page: KeysetPage<Row>): PageInfoModel {
 export function keysetSizeProblem(first: number, max: number): string | null {
   return Number.isInteger(first) && first >= 1 && first <= max ? null : `Argument \`first\` must be 1 to ${max}, got ${first}.`;
 }
+
+/** The resolvers of a keyset connection type: its edges and page info. */
+export function keysetConnectionResolvers<Row>() {
+  return {
+    edges: (page: KeysetPage<Row>) => keysetEdges(page),
+    pageInfo: (page: KeysetPage<Row>) => keysetPageInfo(page),
+  };
+}
+
+/** The resolvers of a keyset edge type whose node is its row. */
+export function keysetEdgeResolvers<Row>() {
+  return {
+    cursor: (edge: KeysetEdge<Row>) => edge.cursor,
+    node: (edge: KeysetEdge<Row>) => edge.row,
+  };
+}

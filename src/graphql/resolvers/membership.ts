@@ -16,7 +16,7 @@ import { badUserInput, echo, forbidden } from '../errors.ts';
 import type { ConversationResolvers, MemberConnectionResolvers, MemberEdgeResolvers, MemberResolvers, MutationResolvers } from '../generated/resolvers.ts';
 import type { KeysetPage } from '../models.ts';
 import { checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
-import { keysetEdges, keysetPageInfo, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSizeProblem } from './keyset.ts';
 import { conversationNotFound, conversationRow, freshConversation } from './lookups.ts';
 
 const MAX_PAGE = 100;
@@ -60,15 +60,9 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
   },
 };
 
-export const MemberConnection: MemberConnectionResolvers = {
-  edges: (page) => keysetEdges(page),
-  pageInfo: (page) => keysetPageInfo(page),
-};
+export const MemberConnection: MemberConnectionResolvers = keysetConnectionResolvers<MemberRow>();
 
-export const MemberEdge: MemberEdgeResolvers = {
-  cursor: (edge) => edge.cursor,
-  node: (edge) => edge.row,
-};
+export const MemberEdge: MemberEdgeResolvers = keysetEdgeResolvers<MemberRow>();
 
 export const Member: MemberResolvers = {
   user: (member) => ({ id: member.userId }),

@@ -8,7 +8,7 @@ import { badUserInput, echo } from '../errors.ts';
 import type { MessageSearchConnectionResolvers, MessageSearchEdgeResolvers, QueryResolvers } from '../generated/resolvers.ts';
 import type { MessageSearchConnectionModel, SearchHitModel } from '../models.ts';
 import { conversationUuid } from './arguments.ts';
-import { keysetEdges, keysetPageInfo, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSizeProblem } from './keyset.ts';
 import { conversationNotFound } from './lookups.ts';
 
 const MAX_PAGE = 100;
@@ -55,10 +55,7 @@ export const searchQuery: Pick<QueryResolvers, 'search'> = {
   },
 };
 
-export const MessageSearchConnection: MessageSearchConnectionResolvers = {
-  edges: (page) => keysetEdges(page),
-  pageInfo: (page) => keysetPageInfo(page),
-};
+export const MessageSearchConnection: MessageSearchConnectionResolvers = keysetConnectionResolvers<SearchHitModel>();
 
 export const MessageSearchEdge: MessageSearchEdgeResolvers = {
   cursor: (edge) => edge.cursor,

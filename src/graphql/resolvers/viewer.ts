@@ -6,7 +6,7 @@ import { viewerOf } from '../context.ts';
 import { badUserInput, echo } from '../errors.ts';
 import type { ConversationConnectionResolvers, ConversationEdgeResolvers, ViewerResolvers } from '../generated/resolvers.ts';
 import type { ConversationConnectionModel } from '../models.ts';
-import { keysetEdges, keysetPageInfo, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSizeProblem } from './keyset.ts';
 
 const MAX_PAGE = 100;
 
@@ -42,12 +42,6 @@ export const Viewer: Pick<ViewerResolvers, 'user' | 'conversations'> = {
   },
 };
 
-export const ConversationConnection: ConversationConnectionResolvers = {
-  edges: (page) => keysetEdges(page),
-  pageInfo: (page) => keysetPageInfo(page),
-};
+export const ConversationConnection: ConversationConnectionResolvers = keysetConnectionResolvers<ConversationRow>();
 
-export const ConversationEdge: ConversationEdgeResolvers = {
-  cursor: (edge) => edge.cursor,
-  node: (edge) => edge.row,
-};
+export const ConversationEdge: ConversationEdgeResolvers = keysetEdgeResolvers<ConversationRow>();
