@@ -7,6 +7,7 @@
  */
 import postgres from 'postgres';
 import { socketFromUrl } from '../src/db/client.ts';
+import { searchVector } from '../src/history/searchText.ts';
 import type { LoadResult } from './loadResult.ts';
 import { quantile } from './loadResult.ts';
 import { PAGE_SIZE, type PageScenario, pageRequest, type SendScenario, sendRequest } from './scenarios.ts';
@@ -31,7 +32,8 @@ function statement(): Promise<unknown> {
         returning c.id, c.max_seq),
       m as (insert into messages (conv_id, seq, sender_id, client_msg_id)
         select id, max_seq, ${r.userId}, ${clientMsgId} from conv returning *),
-      body as (insert into message_bodies (conv_id, seq, text) select conv_id, seq, ${text} from m)
+      body as (insert into message_bodies (conv_id, seq, text, search_terms)
+        select conv_id, seq, ${text}, ${searchVector(r.convId, text)}::tsvector from m)
       select seq from m`;
   }
   const r = pageRequest(scenario as PageScenario);

@@ -63,9 +63,11 @@ async function insertExpired(db: DatabaseHandle, log: (line: string) => void): P
         select id, g, 'user-' || (g % 5), 'purge-bench-' || g,
           now() - interval '30 days' + g * interval '1 millisecond'
         from unnest(${ids}::uuid[]) id, generate_series(1, ${MESSAGES_PER_CONVERSATION}) g`);
-      await tx.execute(sql`insert into message_bodies (conv_id, seq, text)
-        select id, g, 'expired message ' || g || ' 这条消息已经过期了 the retention purge removes it'
-        from unnest(${ids}::uuid[]) id, generate_series(1, ${MESSAGES_PER_CONVERSATION}) g`);
+      // Bodies carry a search vector as sent ones do; `to_tsvector('simple')` stands in for the tokenizer.
+      await tx.execute(sql`insert into message_bodies (conv_id, seq, text, search_terms)
+        select id, g, t.text, to_tsvector('simple', t.text)
+        from unnest(${ids}::uuid[]) id, generate_series(1, ${MESSAGES_PER_CONVERSATION}) g,
+          lateral (select 'expired message ' || g || ' 这条消息已经过期了 the retention purge removes it' as text) t`);
       // As in the seeded data: one member has deleted every 29th message for themselves.
       await tx.execute(sql`insert into message_hides (conv_id, user_id, seq)
         select id, 'user-1', g from unnest(${ids}::uuid[]) id, generate_series(29, ${MESSAGES_PER_CONVERSATION}, 29) g`);
@@ -104,9 +106,9 @@ async function startPurge(databaseUrl: string): Promise<{ finished: Promise<{ me
 }
 
 /**
- * Measures the purge row: page reads of `scenario` through `load` for
- * `seconds` alone, then again while `backscroll purge` deletes the expired
- * messages. `log` reports progress.
+ * Measures the purge row: `pageRun` (scenario (b) for `seconds`) before the
+ * purge, while `backscroll purge` deletes the expired messages, and after it.
+ * `log` reports progress.
  */
 export async function measurePurge(
   databaseUrl: string,

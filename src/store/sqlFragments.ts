@@ -23,13 +23,19 @@ export interface RetentionClock {
  */
 export function expiredThrough(c: string, clock: RetentionClock): SQL {
   const alias = sql.raw(c);
+  const days = sql`least(${alias}.retention_days, ${clock.server.days}::int)`;
+  // Under a time rule, seqs below the oldest stored message are gone too:
+  // once the purge has deleted the expired messages, no stored message is
+  // older than the cut-off, and without this term the cut-off would fall
+  // back (and `goneThroughSeq` with it) as if they had never expired.
   return sql`greatest(
     coalesce(${alias}.max_seq - least(${alias}.retention_max_messages, ${clock.server.maxMessages}::int), 0),
     coalesce((select e.seq from messages e
       where e.conv_id = ${alias}.id
-        and e.created_at < ${clock.now.toISOString()}::timestamptz
-          - least(${alias}.retention_days, ${clock.server.days}::int) * interval '86400 seconds'
-      order by e.created_at desc, e.seq desc limit 1), 0))`;
+        and e.created_at < ${clock.now.toISOString()}::timestamptz - ${days} * interval '86400 seconds'
+      order by e.created_at desc, e.seq desc limit 1), 0),
+    case when ${days} is null then 0
+      else coalesce((select min(o.seq) - 1 from messages o where o.conv_id = ${alias}.id), ${alias}.max_seq) end)`;
 }
 
 /**

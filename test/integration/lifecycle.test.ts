@@ -124,6 +124,16 @@ describe.each(backends)('Message lifecycle (%s)', (backend) => {
       const [stored] = rowsOf<{ n: number }>(await harness.database.db.execute(sql`select count(*)::int as n from messages where conv_id = ${group.uuid}`));
       expect(stored!.n).toBe(8);
     });
+
+    it('keeps the cut-off where it was once the purge has deleted the expired messages', async () => {
+      // What the purge does to this conversation: the expired rows go.
+      await harness.database.db.execute(sql`delete from message_bodies where conv_id = ${group.uuid} and seq <= 4`);
+      await harness.database.db.execute(sql`delete from messages where conv_id = ${group.uuid} and seq <= 4`);
+      expect((await carol.gql(POLICY, { id: group.id })).data.conversation.retentionPolicy.expiredThroughSeq).toBe(4);
+      const changes = (await carol.gql(CHANGES, { id: group.id })).data.conversation.changes;
+      expect(changes.goneThroughSeq).toBe(4);
+      expect((await page(carol, group.id, { last: 20 })).gaps).toEqual([{ from: 1, to: 4 }]);
+    });
   });
 
   describe('retention policies', () => {
