@@ -189,7 +189,7 @@ const fanout = await measureFanout(DATABASE_URL, url, SECRET, log).catch((error:
   server.kill('SIGTERM');
   throw error;
 });
-const search = await measureSearch(DATABASE_URL, url, SECONDS, log).catch((error: unknown) => {
+const search = await measureSearch(DATABASE_URL, url, SECRET, SECONDS, log).catch((error: unknown) => {
   server.kill('SIGTERM');
   throw error;
 });

@@ -81,9 +81,11 @@ async function loadProcess(kind: 'search' | 'page', url: string, connections: nu
 }
 
 /** Runs a load process of `kind` and reads its line. */
-function load(kind: 'search' | 'page', url: string, seconds: number): Promise<LoadResult> {
+function load(kind: 'search' | 'page', url: string, secret: string, seconds: number): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/search.ts', 'load', kind, url, '10', String(seconds)], {
+      // The load process signs its tokens with the server's secret.
+      env: { ...process.env, JWT_SECRET: secret },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -95,8 +97,14 @@ function load(kind: 'search' | 'page', url: string, seconds: number): Promise<Lo
   });
 }
 
-/** Measures the search row against the server at `url` (which verifies tokens with JWT_SECRET). */
-export async function measureSearch(databaseUrl: string, url: string, seconds: number, log: (line: string) => void): Promise<SearchMeasurement> {
+/** Measures the search row against the server at `url`, which verifies tokens with `secret`. */
+export async function measureSearch(
+  databaseUrl: string,
+  url: string,
+  secret: string,
+  seconds: number,
+  log: (line: string) => void,
+): Promise<SearchMeasurement> {
   const db = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 1 });
   try {
     // Data sets seeded before search lack the search user and may lack vectors.
@@ -109,11 +117,11 @@ export async function measureSearch(databaseUrl: string, url: string, seconds: n
     );
     if (sizes!.missing > 0) throw new Error(`${sizes!.missing} bodies have no search vector: run \`npx backscroll reindex-search\` first.`);
     log(`search: warming up (3 s)...`);
-    await load('search', url, 3);
+    await load('search', url, secret, 3);
     log(`search: newest pages of the search user's conversations ${seconds} s...`);
-    const page = await load('page', url, seconds);
+    const page = await load('page', url, secret, seconds);
     log(`search: search(first: 20) over ${SEARCH_QUERIES.length} queries ${seconds} s...`);
-    const search = await load('search', url, seconds);
+    const search = await load('search', url, secret, seconds);
     const perMillion = (bytes: number) => (bytes / sizes!.messages) * 1_000_000;
     return { search, page, messages: sizes!.messages, indexBytesPerMillion: perMillion(sizes!.index_bytes), vectorBytesPerMillion: perMillion(sizes!.vector_bytes) };
   } finally {
@@ -145,7 +153,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
   } else if (mode !== undefined) {
     const seconds = Number(process.env.BENCH_SECONDS ?? 15);
     const log = (line: string) => process.stdout.write(`${line}\n`);
-    const m = await measureSearch(process.env.DATABASE_URL!, mode, seconds, log);
+    const m = await measureSearch(process.env.DATABASE_URL!, mode, process.env.JWT_SECRET!, seconds, log);
     log(`\n## Search (10 connections, ${seconds} s each)\n`);
     for (const r of [SEARCH_HEADER, ...searchRows(m)]) log(`| ${r.join(' | ')} |`);
     log('');
