@@ -1,0 +1,43 @@
+/**
+ * The README is the guide: its GraphQL examples must run against the schema
+ * as it is, and every setting its configuration table names must be one the
+ * server reads. This checks both, so the guide cannot drift silently.
+ */
+import { readFileSync } from 'node:fs';
+import { buildSchema, parse, validate } from 'graphql';
+import { describe, expect, it } from 'vitest';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+const configSource = ['../../src/config.ts', '../../src/cli.ts']
+  .map((path) => readFileSync(new URL(path, import.meta.url), 'utf8'))
+  .join('\n');
+
+/** The ```graphql blocks of the README. */
+const graphqlBlocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+/** Operations written inline in the README's JavaScript examples (`query: \`...\``). */
+const inlineOperations = [...readme.matchAll(/(?:query: |gql\()`((?:subscription|query|mutation)[\s\S]*?)`/g)].map((m) => m[1]!);
+
+describe('The README', () => {
+  it('has GraphQL examples to check', () => {
+    expect(graphqlBlocks.length).toBeGreaterThanOrEqual(5);
+    expect(inlineOperations.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([...graphqlBlocks, ...inlineOperations].map((text, i) => [i + 1, text] as const))(
+    'GraphQL example %i parses and validates against schema.graphql',
+    (_n, text) => {
+      const errors = validate(schema, parse(text)).map((e) => e.message);
+      expect(errors).toEqual([]);
+    },
+  );
+
+  it('names only settings the server reads in its configuration table', () => {
+    const table = readme.slice(readme.indexOf('| variable | default | meaning |'));
+    const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+    const names = rows.flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
+    expect(names.length).toBeGreaterThan(20);
+    const unread = names.filter((name) => !configSource.includes(name));
+    expect(unread).toEqual([]);
+  });
+});
