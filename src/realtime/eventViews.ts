@@ -36,10 +36,8 @@ export interface EventBatch {
   body: DataLoader<MessageKey, MessageBody, string>;
 }
 
-// `visibleTo` takes the viewer as a value; here every row has its own viewer,
-// the member's `user_id`. drizzle embeds an SQL chunk where it would bind a
-// value, so the one predicate serves both.
-const EACH_MEMBER = sql`mb.user_id` as unknown as string;
+// Every row has its own viewer: the member's `user_id`.
+const EACH_MEMBER = sql.raw('mb.user_id');
 
 /** For each of `userIds`: membership of `convId`, and message `seq` (if any) as they see it. */
 export async function findEventViews(

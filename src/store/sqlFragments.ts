@@ -55,9 +55,10 @@ export function visibleFloor(mb: string, c: string, clock: RetentionClock): SQL 
 /**
  * "Message `m` is visible to `viewerId`": above `floor` (the member's
  * `visibleFloor`: clear watermark and retention) and not deleted-for-me by
- * the viewer.
+ * the viewer. The viewer is a user id, or a column when every row has its
+ * own viewer (live events check all subscribers in one statement).
  */
-export function visibleTo(m: string, viewerId: string, floor: SQL): SQL {
+export function visibleTo(m: string, viewerId: string | SQL, floor: SQL): SQL {
   const alias = sql.raw(m);
   // A scalar subquery, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an
   // anti-join and, misjudging how many hides a member has, may materialize
