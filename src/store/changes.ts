@@ -104,6 +104,10 @@ export async function readChanges(
       from conversation_changes ch
       where ch.conv_id = mb.conv_id and ch.change_seq > ${afterChangeSeq}
         and (ch.user_id is null or ch.user_id = ${viewerId})
+        -- Nothing about others' messages below the viewer's floor (cleared,
+        -- from before they joined, expired), as on every read path; their own
+        -- entries (hides, clears) and retention changes are theirs to see.
+        and (ch.user_id is not null or ch.kind = 'retention_changed' or ch.to_seq > mb.gone_through)
       order by ch.change_seq limit ${limit + 1}) e on true
     order by e.change_seq`);
   const first = rows[0];

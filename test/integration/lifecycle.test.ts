@@ -269,6 +269,18 @@ describe.each(backends)('Message lifecycle (%s)', (backend) => {
       expect(rest).toMatchObject({ hasMore: false, goneThroughSeq: 5 });
     });
 
+    it('says nothing about messages below the viewer’s floor', async () => {
+      const group = await groupWithAges(Array(6).fill(60_000));
+      const start = (await page(bob, group.id)).changesCursor;
+      await bob.gql(CLEAR, { id: group.id });
+      await alice.gql(PURGE, { ids: [idOf(group, 2)] });
+      expect((await alice.gql(REVOKE, { messageId: idOf(group, 3) })).errors).toBeUndefined();
+      const bobs = (await bob.gql(CHANGES, { id: group.id, after: start })).data.conversation.changes;
+      expect(bobs.changes.map((c: { kind: string }) => c.kind)).toEqual(['HISTORY_CLEARED']);
+      const alices = (await alice.gql(CHANGES, { id: group.id, after: start })).data.conversation.changes;
+      expect(alices.changes.map((c: { kind: string }) => c.kind)).toEqual(['PURGED', 'REVOKED']);
+    });
+
     it('refuses an expired cursor with CHANGES_EXPIRED, and cursors of other kinds or conversations', async () => {
       const group = await groupWithAges(Array(3).fill(60_000));
       const other = await groupWithAges(Array(3).fill(60_000));
