@@ -12,8 +12,7 @@
  * Run alone: `DATABASE_URL=... node --import tsx bench/fanout.ts` starts its
  * own server process (BENCH_WORKERS, default 2) for the measurement.
  */
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { createClient, type Client as SocketClient } from 'graphql-ws';
@@ -210,34 +209,11 @@ export const FANOUT_HEADER = ['', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'de
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error('bench/fanout.ts needs DATABASE_URL.');
-  const secret = 'benchmark-secret-that-is-at-least-32-characters';
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, () => {
-      const { port: free } = probe.address() as { port: number };
-      probe.close(() => resolve(free));
-    });
-  });
-  const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      JWT_SECRET: secret,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      BACKSCROLL_WORKERS: process.env.BENCH_WORKERS ?? '2',
-      RATE_LIMIT_SEND_PER_SECOND: '100000',
-      RATE_LIMIT_SEND_BURST: '100000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('serving') && resolve());
-    server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
+  const server = await startBenchServer(databaseUrl, Number(process.env.BENCH_WORKERS ?? 2));
   try {
-    const m = await measureFanout(databaseUrl, `http://127.0.0.1:${port}/graphql`, secret, (line) => process.stdout.write(`${line}\n`));
+    const m = await measureFanout(databaseUrl, server.url, BENCH_SECRET, (line) => process.stdout.write(`${line}\n`));
     process.stdout.write(`${JSON.stringify(m)}\n`);
   } finally {
-    server.kill('SIGTERM');
+    server.process.kill('SIGTERM');
   }
 }

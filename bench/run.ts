@@ -9,7 +9,6 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { signToken } from '../src/auth/tokens.ts';
 import { readConfig } from '../src/config.ts';
@@ -20,6 +19,7 @@ import { createLogger } from '../src/log.ts';
 import { BENCH_DATA, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
 import { startServer } from '../src/server.ts';
 import { FANOUT, FANOUT_HEADER, fanoutRows, measureFanout } from './fanout.ts';
+import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import type { LoadResult } from './loadResult.ts';
 import { measurePurge, purgeRows } from './purge.ts';
 import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
@@ -31,7 +31,7 @@ if (!DATABASE_URL) {
   process.exit(1);
 }
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-const SECRET = 'benchmark-secret-that-is-at-least-32-characters';
+const SECRET = BENCH_SECRET;
 const PAGE_SCENARIOS: [PageScenario, string][] = [
   ['random-newest', '(a) newest page, random conversations'],
   ['hot-newest', '(b) newest page, hot conversation'],
@@ -59,15 +59,6 @@ function tableRow(label: string, full: LoadResult, raw: LoadResult): string[] {
     (full.perSecond / raw.perSecond).toFixed(2),
     String(full.failures + raw.failures),
   ];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs one load process and reads its JSON line. */
@@ -119,28 +110,8 @@ for (const [scenario] of PAGE_SCENARIOS) {
 await probe.stop();
 
 // 2. The server under test, in its own process, as in production.
-const port = await freePort();
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
-const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
-  env: {
-    ...process.env,
-    PORT: String(port),
-    JWT_SECRET: SECRET,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL,
-    BACKSCROLL_WORKERS: String(WORKERS),
-    // The bench measures throughput: a few users send far above the default per-user limits.
-    RATE_LIMIT_SEND_PER_SECOND: '100000',
-    RATE_LIMIT_SEND_BURST: '100000',
-  },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-await new Promise<void>((resolve, reject) => {
-  server.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('serving') && resolve());
-  server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
-const url = `http://127.0.0.1:${port}/graphql`;
+const { url, process: server } = await startBenchServer(DATABASE_URL, WORKERS);
 /** Peak resident memory (VmHWM) of each server process, primary first, in MB. */
 const peakRssMb = (): number[] => {
   const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
