@@ -119,6 +119,8 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
       const view = await batch.view.load(this.viewerId);
       if (!view.member) return { kind: 'end', error: forbidden('You are no longer a member of this conversation; its events have stopped.') };
       if (notice.kind === 'member') return null;
+      // Nothing about messages below the subscriber's floor, as on every read path.
+      if (notice.kind !== 'read' && notice.toSeq <= view.floorSeq) return null;
       const event: ConversationEventModel = {
         kind: EVENT_KIND[notice.kind],
         convId: notice.convId,

@@ -24,6 +24,8 @@ export interface EventView {
   member: boolean;
   /** `sent`, `revoked`: the message as they see it; null when they cannot see it (or the notice names none). */
   message: MessageRow | null;
+  /** Seqs at or below this are not theirs to see (cleared, before they joined, expired): no event about them. */
+  floorSeq: number;
 }
 
 /** The loads of one notice, shared by every subscriber of its conversation in this process. */
@@ -51,17 +53,20 @@ export async function findEventViews(
     seq === null
       ? sql`null::uuid as conv_id, null::int8 as seq, null::text as sender_id, null::text as created_at, null::text as revoked_at, null::text as revoked_by
         from unnest(${sql.param([...userIds])}::text[]) as u(user_id)
-        left join members mb on mb.conv_id = ${convId} and mb.user_id = u.user_id`
+        left join members mb on mb.conv_id = ${convId} and mb.user_id = u.user_id
+        left join conversations c on c.id = mb.conv_id`
       : sql`${messageColumns('m')}
         from unnest(${sql.param([...userIds])}::text[]) as u(user_id)
         left join members mb on mb.conv_id = ${convId} and mb.user_id = u.user_id
         left join conversations c on c.id = mb.conv_id
         left join messages m on m.conv_id = mb.conv_id and m.seq = ${seq}
           and ${visibleTo('m', EACH_MEMBER, visibleFloor('mb', 'c', retention))}`;
-  const rows = await db.rows<RawMessageRow & { user_id: string; member: boolean }>(
-    sql`select u.user_id, mb.user_id is not null as member, ${message}`,
+  const rows = await db.rows<RawMessageRow & { user_id: string; member: boolean; floor_seq: number | null }>(
+    sql`select u.user_id, mb.user_id is not null as member, ${visibleFloor('mb', 'c', retention)} as floor_seq, ${message}`,
   );
-  return new Map(rows.map((r) => [r.user_id, { member: r.member, message: r.conv_id === null ? null : toMessageRow(r) }]));
+  return new Map(
+    rows.map((r) => [r.user_id, { member: r.member, message: r.conv_id === null ? null : toMessageRow(r), floorSeq: r.floor_seq ?? 0 }]),
+  );
 }
 
 const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
@@ -76,7 +81,7 @@ export function createEventBatch(client: SqlClient, serverRetention: RetentionPo
     retention,
     view: new DataLoader(async (userIds) => {
       const views = await findEventViews(db, retention, notice.convId, seq, userIds);
-      return userIds.map((id) => views.get(id) ?? { member: false, message: null });
+      return userIds.map((id) => views.get(id) ?? { member: false, message: null, floorSeq: 0 });
     }),
     body: new DataLoader((keys) => findMessageBodies(db, keys), { cacheKeyFn: keyOf }),
   };

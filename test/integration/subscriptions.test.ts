@@ -100,6 +100,19 @@ describe.each(backends)('Subscriptions over WebSocket (%s)', (backend) => {
       expect(page.data.conversation.messages.edges.map((e: { node: { seq: number } }) => e.node.seq)).toEqual(missed.map((m) => m.seq));
     });
 
+    it('says nothing about messages below the subscriber’s floor (here, history they cleared)', async () => {
+      const group = await createGroup(alice, ['bob']);
+      const old = await send(alice, group.id, 'before the clear');
+      const events = await subscribed(bob, group);
+      await bob.gql('mutation ($id: ID!) { clearHistory(input: { conversationId: $id }) { clearedThroughSeq } }', { id: group.id });
+      expect((await alice.gql(REVOKE, { messageId: old.id })).errors).toBeUndefined();
+      const later = await send(alice, group.id, 'after the clear');
+      // The revoke of the cleared message is not announced; the next send is.
+      let event = await eventOf(events);
+      while (event.seq < old.seq) event = await eventOf(events);
+      expect(event).toMatchObject({ kind: 'MESSAGE_SENT', seq: later.seq });
+    });
+
     it('delivers a revoke with the revoked placeholder', async () => {
       const group = await createGroup(alice, ['bob']);
       const events = await subscribed(bob, group);
