@@ -4,10 +4,13 @@
  */
 import { GraphQLError } from 'graphql';
 
-/** The input is wrong: names the argument and says what would be right. */
-export function badUserInput(message: string, argumentName?: string): GraphQLError {
+/**
+ * The input is wrong: names the argument and says what would be right;
+ * `reason` tells a client which recovery applies (e.g. `CHANGES_EXPIRED`).
+ */
+export function badUserInput(message: string, argumentName?: string, reason?: string): GraphQLError {
   return new GraphQLError(message, {
-    extensions: argumentName ? { code: 'BAD_USER_INPUT', argumentName } : { code: 'BAD_USER_INPUT' },
+    extensions: { code: 'BAD_USER_INPUT', ...(argumentName ? { argumentName } : {}), ...(reason ? { reason } : {}) },
   });
 }
 

@@ -159,12 +159,11 @@ export const Conversation: ConversationResolvers = {
       throw badUserInput(`Argument \`after\` is ahead of this conversation's change feed: got ${echo(args.after)}.`, 'after');
     }
     if (after !== null && after < page.prunedThrough) {
-      const error = badUserInput(
+      throw badUserInput(
         'The change feed no longer reaches back to this cursor (old entries expire). Reload the conversation and continue from the new changesCursor.',
         'after',
+        'CHANGES_EXPIRED',
       );
-      error.extensions.reason = 'CHANGES_EXPIRED';
-      throw error;
     }
     const hasMore = page.entries.length > first;
     const changes = page.entries.slice(0, first);
