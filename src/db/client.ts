@@ -16,6 +16,7 @@ export type Database = PgDatabase<PgQueryResultHKT>;
 
 /** Where the data lives: a PostgreSQL URL, an embedded data folder, or memory (tests). */
 export type DatabaseTarget =
+  /** `statementTimeoutMs` 0: none (PostgreSQL's meaning), for migrations. */
   | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number }
   | { kind: 'pglite'; dataDir: string }
   /** In memory; `snapshot` (from PGlite's `dumpDataDir`) skips initdb, which takes seconds. */
@@ -62,7 +63,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     client.options.parsers[INT8_OID] = parseInt8;
     return {
       db: db as unknown as Database,
-      client: { kind: 'postgres', sql: client, deadlineMs: statementTimeoutMs + CONNECT_ALLOWANCE_MS, usage: { inFlight: 0, size: target.poolSize ?? 10 } },
+      client: {
+        kind: 'postgres',
+        sql: client,
+        // No statement timeout (0, migrations): no deadline either.
+        deadlineMs: statementTimeoutMs === 0 ? Number.POSITIVE_INFINITY : statementTimeoutMs + CONNECT_ALLOWANCE_MS,
+        usage: { inFlight: 0, size: target.poolSize ?? 10 },
+      },
       kind: 'postgres',
       close: () => client.end({ timeout: 5 }),
     };

@@ -12,6 +12,8 @@ import { DatabaseUnavailableError } from './errors.ts';
  * then withdraws the work (cancels the queued statement) where it can.
  */
 export async function withDeadline<T>(work: Promise<T>, ms: number, onExpire: () => void): Promise<T> {
+  // No deadline (a connection without a statement timeout, for migrations).
+  if (ms === Number.POSITIVE_INFINITY) return work;
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -7,7 +7,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
-import { decodeMessageId } from '../../src/history/globalId.ts';
+import { conversationGlobalId, decodeMessageId, messageGlobalId } from '../../src/history/globalId.ts';
+import { conversationSearchKey, indexLexemes, parseSearchQuery, type SearchQuery, searchVector, tsqueryFor } from '../../src/history/searchText.ts';
+import { RECENT_WINDOW, searchKeySql } from '../../src/search/postgresSearch.ts';
 import { expectedMatches, HAND_CHECKED, RELEVANCE_MESSAGES, RELEVANCE_QUERIES } from '../fixtures/searchRelevance.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type Harness, startHarness } from '../helpers/harness.ts';
@@ -28,6 +30,22 @@ interface SearchEdge {
   cursor: string;
   node: { id: string; seq: number; conversation: { id: string }; content: { __typename: string; text?: string } };
   snippet: { text: string; highlights: { start: number; end: number }[] };
+}
+
+/** `text` parsed as a search query. */
+function searchQuery(text: string): SearchQuery {
+  const parsed = parseSearchQuery(text);
+  if (!parsed.ok) throw new Error(`not a query: ${text}`);
+  return parsed.query;
+}
+
+/** A deterministic pseudo-random sequence in [0, 1), so a failure replays. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
 }
 
 /** The texts of a search's first page. */
@@ -153,6 +171,110 @@ describe.each(backends)('Search (%s)', (backend) => {
     });
   });
 
+  describe('agrees with a model where conversations outrun the recent window', () => {
+    // Conversations far longer than the first look (RECENT_WINDOW seqs), one
+    // busy in the last hour, others spread over days or quiet for a week,
+    // creation times on whole seconds so conversations tie; words in half,
+    // a twentieth and a two-hundredth of the messages; hides and a clear.
+    // Every walk, at every page size, must equal the model's order exactly.
+    const WORDS = ['modelcommon', 'modelmedium', 'modelrare', '模型稀有', 'modelnone'];
+    type Stored = { convId: string; seq: number; createdAt: number; text: string };
+    const stored: Stored[] = [];
+    const hidden = new Set<string>();
+    const floors = new Map<string, number>();
+    let mia: Client;
+    let convIds: string[];
+
+    beforeAll(async () => {
+      mia = await harness.client('mia');
+      const noah = await harness.client('noah');
+      const next = random(7);
+      const hour = 3_600_000;
+      const now = Math.floor(Date.now() / 1000) * 1000;
+      // [messages, first message's age, last message's age]
+      const shapes: [number, number, number][] = [
+        [300, hour, 0],
+        [150, 10 * 24 * hour, 0],
+        [90, 9 * 24 * hour, 7 * 24 * hour],
+        [200, 5 * 24 * hour, 2 * hour],
+        [RECENT_WINDOW - 5, 3 * hour, hour],
+      ];
+      convIds = [];
+      for (const [count, from, to] of shapes) {
+        const group = await createGroup(noah, ['mia']);
+        convIds.push(group.uuid);
+        const rows: Stored[] = [];
+        for (let seq = 1; seq <= count; seq += 1) {
+          const age = from - ((from - to) * (seq - 1)) / Math.max(1, count - 1);
+          const roll = next();
+          const words = [
+            roll < 0.5 ? 'modelcommon' : 'filler',
+            roll < 0.05 ? 'modelmedium' : '',
+            roll < 0.005 || seq === 1 ? 'modelrare 模型稀有度' : '',
+          ];
+          rows.push({ convId: group.uuid, seq, createdAt: Math.floor((now - age) / 1000) * 1000, text: `${words.join(' ')} #${seq}` });
+        }
+        stored.push(...rows);
+        await harness.database.db.transaction(async (tx) => {
+          await tx.execute(sql`insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
+            select ${group.uuid}::uuid, r.seq, 'noah', 'model-' || r.seq, to_timestamp(r.ms / 1000.0)
+            from unnest(${sql.param(rows.map((r) => r.seq))}::int8[], ${sql.param(rows.map((r) => r.createdAt))}::int8[]) as r(seq, ms)`);
+          await tx.execute(sql`insert into message_bodies (conv_id, seq, text, search_terms)
+            select ${group.uuid}::uuid, r.seq, r.text, r.terms::tsvector
+            from unnest(${sql.param(rows.map((r) => r.seq))}::int8[], ${sql.param(rows.map((r) => r.text))}::text[],
+              ${sql.param(rows.map((r) => searchVector(group.uuid, r.text)))}::text[]) as r(seq, text, terms)`);
+          await tx.execute(sql`update conversations set max_seq = ${count}, last_activity_at = to_timestamp(${rows.at(-1)!.createdAt} / 1000.0)
+            where id = ${group.uuid}::uuid`);
+        });
+      }
+      // Mia hides some of the newest matches and older ones, and clears the long quiet conversation's first half.
+      const hides = stored.filter((r, i) => r.text.startsWith('modelcommon') && i % 7 === 0);
+      for (const r of hides) hidden.add(`${r.convId}/${r.seq}`);
+      const ids = hides.map((r) => messageGlobalId(r.convId, r.seq));
+      expect((await mia.gql(DELETE_FOR_ME, { messageIds: ids })).data.deleteMessagesForMe.deletedCount).toBe(ids.length);
+      const cleared = convIds[1]!;
+      await harness.database.db.execute(sql`update members set clear_seq = 75 where conv_id = ${cleared}::uuid and user_id = 'mia'`);
+      floors.set(cleared, 75);
+    });
+
+    /** The model: mia's visible matches of `word`, newest first (time, then conversation id, then seq, all descending). */
+    const expected = (word: string, convId?: string): string[] => {
+      // A Latin word matches whole; a CJK run anywhere in the text.
+      const matches = (text: string) => (/^[a-z]+$/.test(word) ? indexLexemes(text).has(word) : text.includes(word));
+      return stored
+        .filter((r) => (convId === undefined || r.convId === convId) && r.seq > (floors.get(r.convId) ?? 0) && !hidden.has(`${r.convId}/${r.seq}`))
+        .filter((r) => matches(r.text))
+        .sort((a, b) => b.createdAt - a.createdAt || (a.convId < b.convId ? 1 : a.convId > b.convId ? -1 : b.seq - a.seq))
+        .map((r) => messageGlobalId(r.convId, r.seq));
+    };
+
+    it.each(WORDS)('walks every hit of %s in the model order, at page sizes 1, 7, 20 and 100', async (word) => {
+      const want = expected(word);
+      if (word === 'modelnone') expect(want).toEqual([]);
+      else expect(want.length).toBeGreaterThan(3);
+      for (const first of [1, 7, 20, 100]) {
+        if (first === 1 && want.length > 60) continue;
+        const { ids } = await allHits(mia, word, first);
+        expect(ids).toEqual(want);
+      }
+    });
+
+    it('walks one conversation narrowed, in the model order', async () => {
+      for (const convId of [convIds[0]!, convIds[1]!, convIds[4]!]) {
+        const { ids } = await allHits(mia, 'modelcommon', 20, { conversationId: conversationGlobalId(convId) });
+        expect(ids).toEqual(expected('modelcommon', convId));
+      }
+    });
+
+    it('computes the conversation key in SQL exactly as in JavaScript', async () => {
+      const keys = rowsOf<{ id: string; key: string }>(
+        await harness.database.db.execute(sql`select id::text as id, ${searchKeySql('id')} as key from conversations where id = any(${sql.param(convIds)}::uuid[])`),
+      );
+      expect(keys.length).toBe(convIds.length);
+      for (const { id, key } of keys) expect(key).toBe(conversationSearchKey(id));
+    });
+  });
+
   describe('shows nothing the viewer may not read', () => {
     it('never finds messages of conversations the viewer is not in', async () => {
       const secret = await createGroup(alice, ['bob']);
@@ -191,7 +313,7 @@ describe.each(backends)('Search (%s)', (backend) => {
       const indexed = async () =>
         rowsOf<{ n: number }>(
           await harness.database.db.execute(sql`select count(*)::int as n from message_bodies
-            where conv_id = ${group.uuid} and search_terms @@ ${"'索引' <-> '引同' <-> '同步'"}::tsquery`),
+            where conv_id = ${group.uuid} and search_terms @@ ${tsqueryFor(searchQuery('索引同步'), conversationSearchKey(group.uuid))}::tsquery`),
         )[0]!.n;
       expect(await indexed()).toBe(4);
       expect(codes(await alice.gql(REVOKE, { messageId: revoked.id }))).toEqual([]);

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { decodeSearchCursor, encodeSearchCursor, searchScopeKey } from '../../src/history/searchCursor.ts';
 import { matchRanges, searchSnippet, SNIPPET_LENGTH } from '../../src/history/searchSnippet.ts';
-import { indexLexemes, MAX_QUERY_LENGTH, MAX_WORD_LENGTH, parseSearchQuery, type SearchQuery, searchVector, textRuns } from '../../src/history/searchText.ts';
+import {
+  conversationSearchKey,
+  indexLexemes,
+  MAX_QUERY_LENGTH,
+  MAX_WORD_LENGTH,
+  parseSearchQuery,
+  type SearchQuery,
+  searchVector,
+  textRuns,
+  tsqueryFor,
+} from '../../src/history/searchText.ts';
 
 const CONV = '00000000-0000-4000-8000-000000000001';
 
@@ -74,31 +84,43 @@ describe('Search tokenizer: index lexemes', () => {
     expect(indexLexemes('ok OK Ok')).toEqual(new Map([['ok', [1, 2, 3]]]));
   });
 
-  it('writes a tsvector literal with the scope lexeme first', () => {
-    expect(searchVector(CONV, 'GraphQL 分页')).toBe(`'#${CONV}' 'graphql':1 '分页':2 '页':3`);
+  it('writes a tsvector literal with every lexeme behind the conversation key', () => {
+    const key = conversationSearchKey(CONV);
+    expect(key).toMatch(/^[0-9A-Za-z+/]{8}$/);
+    expect(searchVector(CONV, 'GraphQL 分页')).toBe(`'${key}graphql':1 '${key}分页':2 '${key}页':3`);
   });
 
-  it('writes an empty text as the scope lexeme alone', () => {
-    expect(searchVector(CONV, '👍')).toBe(`'#${CONV}'`);
+  it('gives each conversation its own key, whatever the case of its id', () => {
+    const other = '00000000-0000-4000-8000-000000000002';
+    expect(conversationSearchKey(other)).not.toBe(conversationSearchKey(CONV));
+    expect(conversationSearchKey(CONV.toUpperCase())).toBe(conversationSearchKey(CONV));
+  });
+
+  it('writes an empty text as an empty vector', () => {
+    expect(searchVector(CONV, '👍')).toBe('');
   });
 });
 
 describe('Search tokenizer: queries', () => {
   it('ANDs Latin words', () => {
-    expect(queryOf('Review PR').tsquery).toBe(`'review' & 'pr'`);
+    expect(queryOf('Review PR').tsqueryTemplate).toBe(`'#review' & '#pr'`);
   });
 
   it('makes a CJK run of two characters one bigram, and a longer one the phrase of its bigrams', () => {
-    expect(queryOf('消息').tsquery).toBe(`'消息'`);
-    expect(queryOf('消息漫游').tsquery).toBe(`('消息' <-> '息漫' <-> '漫游')`);
+    expect(queryOf('消息').tsqueryTemplate).toBe(`'#消息'`);
+    expect(queryOf('消息漫游').tsqueryTemplate).toBe(`('#消息' <-> '#息漫' <-> '#漫游')`);
   });
 
   it('makes a one-character CJK query a prefix match', () => {
-    expect(queryOf('游').tsquery).toBe(`'游':*`);
+    expect(queryOf('游').tsqueryTemplate).toBe(`'#游':*`);
   });
 
   it('parses mixed text into words and runs', () => {
-    expect(queryOf('GraphQL 游标分页').tsquery).toBe(`'graphql' & ('游标' <-> '标分' <-> '分页')`);
+    expect(queryOf('GraphQL 游标分页').tsqueryTemplate).toBe(`'#graphql' & ('#游标' <-> '#标分' <-> '#分页')`);
+  });
+
+  it('fills in the conversation key of every lexeme', () => {
+    expect(tsqueryFor(queryOf('GraphQL 游标 游'), 'abc')).toBe(`'abcgraphql' & 'abc游标' & 'abc游':*`);
   });
 
   it('drops repeated words, so a query and its repetition are the same search', () => {
@@ -112,9 +134,9 @@ describe('Search tokenizer: queries', () => {
     expect(parseSearchQuery('a'.repeat(MAX_QUERY_LENGTH + 1))).toEqual({ ok: false, problem: { kind: 'too-long', length: MAX_QUERY_LENGTH + 1 } });
   });
 
-  it('never lets a query lexeme reach a scope lexeme or break out of its quotes', () => {
-    expect(queryOf(`#${CONV}`).tsquery).not.toContain('#');
-    expect(queryOf(`it's a \\ test`).tsquery).toBe(`'it' & 's' & 'a' & 'test'`);
+  it('never lets a query lexeme hold a key mark or break out of its quotes', () => {
+    expect(queryOf(`#${CONV} '#x`).tsqueryTemplate).toBe(`'#00000000' & '#0000' & '#4000' & '#8000' & '#000000000001' & '#x'`);
+    expect(queryOf(`it's a \\ test`).tsqueryTemplate).toBe(`'#it' & '#s' & '#a' & '#test'`);
   });
 });
 
