@@ -6,7 +6,7 @@
  * the page-size arguments of each paged field.
  */
 import { type ArgumentNode, type FragmentDefinitionNode, Kind, type SelectionSetNode, type ValueNode } from 'graphql';
-import { DEFAULT_PAGE_SIZE } from '../history/pageWindow.ts';
+import { AROUND_SIDE_DEFAULT, DEFAULT_PAGE_SIZE } from '../history/pageWindow.ts';
 
 /** How big a page a paged field can answer, from its arguments (already resolved to values). */
 type PageSize = (args: Record<string, unknown>) => number;
@@ -18,7 +18,11 @@ const count = (value: unknown, fallback: number) => (typeof value === 'number' &
 
 /** The paged fields of the schema and the most items each can answer. */
 export const PAGED_FIELDS: Record<string, PageSize> = {
-  messages: (args) => count(args.first ?? args.last, DEFAULT_PAGE_SIZE),
+  messages: (args) =>
+    // A jump (`around`, no cursor): both sides and the anchor, with the defaults of `aroundSides`.
+    args.around != null && args.after == null && args.before == null
+      ? count(args.last, args.first == null ? AROUND_SIDE_DEFAULT : 0) + count(args.first, args.last == null ? AROUND_SIDE_DEFAULT : 0) + 1
+      : count(args.first ?? args.last, DEFAULT_PAGE_SIZE),
   messagesAround: (args) => count(args.before, AROUND_DEFAULT) + count(args.after, AROUND_DEFAULT) + 1,
   // Each hit is a message, and may ask for its conversation's pages.
   search: (args) => count(args.first, SEARCH_DEFAULT),
@@ -35,6 +39,8 @@ export const MULTIPLYING_FIELDS: Record<string, PageSize> = {
 function valueOf(node: ValueNode, variables: Record<string, unknown>): unknown {
   if (node.kind === Kind.VARIABLE) return variables[node.name.value];
   if (node.kind === Kind.INT) return Number(node.value);
+  // Whether `around`, `after` or `before` is given decides how `messages` is counted.
+  if (node.kind === Kind.STRING) return node.value;
   return undefined;
 }
 

@@ -75,11 +75,28 @@ export function pageWindow(args: PageArgs): WindowResult {
   return { ok: true, window: { direction: 'backward', size, beforeSeq: beforeSeq ?? null } };
 }
 
-/** Checks a `messagesAround` side count: an integer from 0 to MAX_PAGE_SIZE. */
-export function checkAroundCount(argumentName: 'before' | 'after', value: number): ArgumentProblem | null {
+/** Checks a jump's side count (`messagesAround`'s `before`/`after`, `messages(around:)`'s `first`/`last`): an integer from 0 to MAX_PAGE_SIZE. */
+export function checkAroundCount(argumentName: string, value: number): ArgumentProblem | null {
   if (Number.isInteger(value) && value >= 0 && value <= MAX_PAGE_SIZE) return null;
   return {
     argumentName,
     message: `Argument \`${argumentName}\` must be between 0 and ${MAX_PAGE_SIZE}, got ${value}.`,
   };
+}
+
+/** Each side of `messages(around:)` when neither `first` nor `last` is given. */
+export const AROUND_SIDE_DEFAULT = 10;
+
+/**
+ * The sides of `messages(around:)`: `last` older messages and `first` newer
+ * ones, the way `last` counts backward and `first` forward everywhere else;
+ * AROUND_SIDE_DEFAULT each when neither is given, 0 for the one left out
+ * when only one is ("start the page at the anchor" is `first` alone).
+ */
+export function aroundSides(first: number | null | undefined, last: number | null | undefined): { ok: true; older: number; newer: number } | { ok: false; problem: ArgumentProblem } {
+  const neither = !given(first) && !given(last);
+  const older = given(last) ? last : neither ? AROUND_SIDE_DEFAULT : 0;
+  const newer = given(first) ? first : neither ? AROUND_SIDE_DEFAULT : 0;
+  const problem = (given(last) ? checkAroundCount('last', last) : null) ?? (given(first) ? checkAroundCount('first', first) : null);
+  return problem ? { ok: false, problem } : { ok: true, older, newer };
 }

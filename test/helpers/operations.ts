@@ -23,6 +23,11 @@ export const AROUND = `query Around($id: ID!, $messageId: ID!, $before: Int, $af
   conversation(id: $id) { messagesAround(messageId: $messageId, before: $before, after: $after) { ${PAGE_FIELDS} } }
 }`;
 
+/** `messages` with every argument, `around` included. */
+export const MESSAGES_AROUND = `query Page($id: ID!, $around: ID, $first: Int, $after: String, $last: Int, $before: String) {
+  conversation(id: $id) { messages(around: $around, first: $first, after: $after, last: $last, before: $before) { ${PAGE_FIELDS} } }
+}`;
+
 export const CREATE_GROUP = `mutation Create($title: String, $memberIds: [ID!]!) {
   createConversation(input: { title: $title, memberIds: $memberIds }) { conversation { id kind title maxSeq readSeq } }
 }`;

@@ -6,8 +6,10 @@
  * history the server answers when read page by page on its own.
  *
  * The one piece of configuration is the policy's key: the jump view keeps
- * its own list per anchor (`keyArgs: ['$anchor']`), so it neither mixes
- * with the conversation's newest-first list nor with an earlier jump.
+ * its own list per anchor (`relayStylePagination(['around'])`), so it
+ * neither mixes with the conversation's newest-first list nor with an
+ * earlier jump. A jump is one request, `messages(around:)`; paging on from
+ * it is `fetchMore` with a cursor, which takes precedence over `around`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApolloClient, gql, HttpLink, InMemoryCache, type NormalizedCacheObject, split } from '@apollo/client/core/index.js';
@@ -30,21 +32,11 @@ const TIMELINE = gql`query Timeline($id: ID!, $first: Int, $after: String, $last
   conversation(id: $id) { id messages(first: $first, after: $after, last: $last, before: $before) { ${PAGE} } }
 }`;
 
-/** Where a jump starts: the visible message just older than the anchor, if any. */
-const JUMP_START = gql`query JumpStart($id: ID!, $anchor: ID!) {
-  conversation(id: $id) { id messagesAround(messageId: $anchor, before: 1, after: 0) { anchorFound edges { cursor node { id } } } }
-}`;
-
-/**
- * The jump view: `messages` pages like the timeline's, kept under the key
- * `$anchor`. The variable must be used in the document (the server refuses
- * unused ones), so the view also reads whether the anchor is visible.
- */
+/** The jump view: the page around `$anchor`, then pages on from it like the timeline's, merged under the key `around`. */
 const JUMP_VIEW = gql`query JumpView($id: ID!, $anchor: ID!, $first: Int, $after: String, $last: Int, $before: String) {
   conversation(id: $id) {
     id
-    messagesAround(messageId: $anchor, before: 0, after: 0) { anchorFound }
-    messages(first: $first, after: $after, last: $last, before: $before) { ${PAGE} }
+    messages(around: $anchor, first: $first, after: $after, last: $last, before: $before) { anchorFound ${PAGE} }
   }
 }`;
 
@@ -74,6 +66,7 @@ describe.each(backends)('Apollo Client with relayStylePagination (%s)', (backend
   let conv: { id: string; uuid: string };
   let apollo: ApolloClient<NormalizedCacheObject>;
   let disposeSocket: () => Promise<void>;
+  let requestCount = 0;
 
   /** The whole history as alice sees it, read page by page with plain requests (not Apollo). */
   const serverHistory = async (): Promise<Flat[]> => {
@@ -108,14 +101,19 @@ describe.each(backends)('Apollo Client with relayStylePagination (%s)', (backend
       retryAttempts: 0,
     });
     disposeSocket = () => socket.dispose() as Promise<void>;
-    const http = new HttpLink({ uri: harness.server.url, fetch, headers: { authorization: `Bearer ${alice.token}` } });
+    // Counts HTTP requests, so a jump can be shown to take one.
+    const countingFetch: typeof fetch = (input, init) => {
+      requestCount += 1;
+      return fetch(input, init);
+    };
+    const http = new HttpLink({ uri: harness.server.url, fetch: countingFetch, headers: { authorization: `Bearer ${alice.token}` } });
     const isSubscription = ({ query }: { query: Parameters<typeof getMainDefinition>[0] }) => {
       const definition = getMainDefinition(query);
       return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
     };
     apollo = new ApolloClient({
       link: split(isSubscription, new GraphQLWsLink(socket), http),
-      cache: new InMemoryCache({ typePolicies: { Conversation: { fields: { messages: relayStylePagination(['$anchor']) } } } }),
+      cache: new InMemoryCache({ typePolicies: { Conversation: { fields: { messages: relayStylePagination(['around']) } } } }),
     });
   });
 
@@ -150,37 +148,34 @@ describe.each(backends)('Apollo Client with relayStylePagination (%s)', (backend
     expect([history.length, requests]).toEqual([SEEDED - HIDDEN_FOR_ALICE.length, 7]);
   });
 
-  /** Jumps to `anchorSeq` and pages from it `older` and `newer` times each way; answers the view's list. */
+  /** Jumps to `anchorSeq` (10 messages a side) in one request; `backward`/`forward` page on 30 at a time. */
   const jump = async (anchorSeq: number) => {
     const anchor = messageGlobalId(conv.uuid, anchorSeq);
-    const start = await apollo.query({ query: JUMP_START, variables: { id: conv.id, anchor }, fetchPolicy: 'network-only' });
-    // The page starts just after the visible message older than the anchor; from the first message when there is none.
-    const older = start.data.conversation.messagesAround.edges.find((edge: any) => edge.node.id !== anchor);
-    const view = apollo.watchQuery({ query: JUMP_VIEW, variables: { id: conv.id, anchor, first: 20, after: older?.cursor } });
+    const before = requestCount;
+    const view = apollo.watchQuery({ query: JUMP_VIEW, variables: { id: conv.id, anchor, last: 10, first: 10 } });
     // Watched, as a view would be, so its current result follows the cache (apollo.stop() ends it).
     view.subscribe(() => {});
-    await view.result();
+    const { data } = await view.result();
     const current = () => view.getCurrentResult().data.conversation;
-    const backward = () =>
-      view.fetchMore({ variables: { last: 30, before: current().messages.pageInfo.startCursor, first: undefined, after: undefined } });
-    const forward = () =>
-      view.fetchMore({ variables: { first: 30, after: current().messages.pageInfo.endCursor, last: undefined, before: undefined } });
-    return { current, backward, forward, anchorFound: start.data.conversation.messagesAround.anchorFound as boolean };
+    // The jump's own variables stay; a cursor and the side's size say where to go.
+    const backward = () => view.fetchMore({ variables: { last: 30, before: current().messages.pageInfo.startCursor, first: null } });
+    const forward = () => view.fetchMore({ variables: { first: 30, after: current().messages.pageInfo.endCursor, last: null } });
+    return { current, backward, forward, anchorFound: data.conversation.messages.anchorFound as boolean, requests: requestCount - before };
   };
 
-  it('jumps to a message, continues both ways, and every step is a contiguous stretch of the history', async () => {
+  it('jumps to a message in one request, continues both ways, and every step is a contiguous stretch of the history', async () => {
     const history = await serverHistory();
     const view = await jump(160);
-    expect([view.anchorFound, view.current().messagesAround.anchorFound]).toEqual([true, true]);
+    expect([view.anchorFound, view.requests]).toEqual([true, 1]);
     const at = history.findIndex((edge) => edge.seq === 160);
-    expect(flatten(view.current().messages.edges)).toEqual(history.slice(at, at + 20));
+    expect(flatten(view.current().messages.edges)).toEqual(history.slice(at - 10, at + 11));
 
     await view.backward();
     await view.forward();
     const { messages } = view.current();
     const first = history.findIndex((edge) => edge.cursor === messages.edges[0].cursor);
-    expect(flatten(messages.edges)).toEqual(history.slice(first, first + 80));
-    expect([first, messages.pageInfo.hasPreviousPage, messages.pageInfo.hasNextPage]).toEqual([at - 30, true, true]);
+    expect(flatten(messages.edges)).toEqual(history.slice(first, first + 81));
+    expect([first, messages.pageInfo.hasPreviousPage, messages.pageInfo.hasNextPage]).toEqual([at - 40, true, true]);
 
     while (view.current().messages.pageInfo.hasPreviousPage) await view.backward();
     while (view.current().messages.pageInfo.hasNextPage) await view.forward();
@@ -189,12 +184,12 @@ describe.each(backends)('Apollo Client with relayStylePagination (%s)', (backend
     expect(flatten(apollo.readQuery({ query: TIMELINE, variables: { id: conv.id } })!.conversation.messages.edges)).toEqual(history);
   });
 
-  it('jumps to a message hidden from the reader into a fresh list of its own, starting where the message was', async () => {
+  it('jumps to a message hidden from the reader into a fresh list of its own, centred where the message was', async () => {
     const history = await serverHistory();
     const view = await jump(150);
-    expect(view.anchorFound).toBe(false);
+    expect([view.anchorFound, view.requests]).toEqual([false, 1]);
     const next = history.findIndex((edge) => edge.seq > 150);
-    expect(flatten(view.current().messages.edges)).toEqual(history.slice(next, next + 20));
+    expect(flatten(view.current().messages.edges)).toEqual(history.slice(next - 10, next + 10));
     while (view.current().messages.pageInfo.hasPreviousPage) await view.backward();
     while (view.current().messages.pageInfo.hasNextPage) await view.forward();
     expect(flatten(view.current().messages.edges)).toEqual(history);

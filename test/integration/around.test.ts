@@ -4,7 +4,7 @@ import { encodeCursor } from '../../src/history/cursor.ts';
 import { messageGlobalId } from '../../src/history/globalId.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type Harness, seedMessages, startHarness } from '../helpers/harness.ts';
-import { AROUND, CLEAR, createGroup, DELETE_FOR_ME, type Edge, MESSAGES } from '../helpers/operations.ts';
+import { AROUND, CLEAR, createGroup, DELETE_FOR_ME, type Edge, MESSAGES, MESSAGES_AROUND } from '../helpers/operations.ts';
 
 /** A real message id with its seq edited from `seq` to `to` and the checksum left as it was. */
 function tamperedMessageId(convId: string, seq: number, to: number): string {
@@ -233,6 +233,61 @@ describe.each(backends)('Jumps to a message with messagesAround (%s)', (backend)
           );
         }
       });
+    });
+  });
+
+  describe('as messages(around:), one request a stock relay-style client merges', () => {
+    const jump = (anchorId: string, sides: { first?: number | null; last?: number | null; after?: string; before?: string }, client = alice) =>
+      client.gql(MESSAGES_AROUND, { id: conv.id, around: anchorId, ...sides });
+
+    it('answers what messagesAround answers, last older and first newer, anchorFound included', async () => {
+      for (const [client, anchorSeq, last, first] of [
+        [alice, 150, 3, 7],
+        [alice, 1, 5, 5],
+        [alice, 300, 100, 0],
+        [bob, 200, 4, 4], // deleted for bob: anchorFound false
+        [bob, 100, 3, 3], // hidden neighbours on both sides
+      ] as const) {
+        const viaMessages = await jump(idOf(anchorSeq), { first, last }, client);
+        const viaAround = await around(anchorSeq, { before: last, after: first }, client);
+        expect(viaMessages.errors).toBeUndefined();
+        expect(viaMessages.data.conversation.messages).toEqual(viaAround.data.conversation.messagesAround);
+      }
+      const hidden = await jump(idOf(200), { first: 2, last: 2 }, bob);
+      expect([hidden.data.conversation.messages.anchorFound, seqsOf(hidden.data.conversation.messages.edges)]).toEqual([false, [198, 199, 201, 202]]);
+    });
+
+    it('takes 10 a side when neither side is given, and starts or ends at the anchor when only one is', async () => {
+      expect(seqsOf((await jump(idOf(150), {})).data.conversation.messages.edges)).toEqual(range(140, 160));
+      expect(seqsOf((await jump(idOf(150), { first: 4 })).data.conversation.messages.edges)).toEqual(range(150, 154));
+      expect(seqsOf((await jump(idOf(150), { last: 4 })).data.conversation.messages.edges)).toEqual(range(146, 150));
+    });
+
+    it('pages on from a jump with the jump\'s own variables plus a cursor: the cursor decides', async () => {
+      const start = (await jump(idOf(150), { first: 5, last: 5 })).data.conversation.messages;
+      const older = await jump(idOf(150), { last: 5, first: null, before: start.pageInfo.startCursor });
+      const newer = await jump(idOf(150), { first: 5, last: null, after: start.pageInfo.endCursor });
+      expect([seqsOf(older.data.conversation.messages.edges), seqsOf(newer.data.conversation.messages.edges)]).toEqual([range(140, 144), range(156, 160)]);
+      // Exactly the pages `messages` answers without `around`.
+      const plain = await alice.gql(MESSAGES, { id: conv.id, last: 5, before: start.pageInfo.startCursor });
+      expect(older.data.conversation.messages).toEqual(plain.data.conversation.messages);
+      expect(older.data.conversation.messages.anchorFound).toBeNull();
+    });
+
+    it('refuses a side outside 0 to 100 naming it, and an anchor of another conversation with NOT_FOUND', async () => {
+      for (const [name, value] of [['first', 101], ['last', -1]] as const) {
+        const response = await jump(idOf(150), { [name]: value });
+        expect([codes(response), response.errors![0]!.extensions!.argumentName]).toEqual([['BAD_USER_INPUT'], name]);
+      }
+      expect(codes(await jump(messageGlobalId(other.uuid, 5), {}))).toEqual(['NOT_FOUND']);
+      expect(codes(await jump(messageGlobalId(conv.uuid, 301), {}))).toEqual(['NOT_FOUND']);
+      const dave = await harness.client('dave');
+      expect(codes(await jump(idOf(150), {}, dave))).toEqual(['NOT_FOUND']);
+    });
+
+    it('costs the statements a messagesAround jump costs', async () => {
+      const response = await jump(idOf(150), { first: 20, last: 20 });
+      expect([response.stats.statements, response.stats.batches]).toEqual([2, [{ loader: 'body', size: 41 }]]);
     });
   });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AROUND_SIDE_DEFAULT,
+  aroundSides,
   checkAroundCount,
   checkPageSize,
   DEFAULT_PAGE_SIZE,
@@ -179,5 +181,23 @@ describe('messagesAround counts', () => {
     const values = [-1, 101, 0.5, 100.5, Number.NaN, Number.NEGATIVE_INFINITY];
     expect(values.map((value) => checkAroundCount('before', value))).toEqual(values.map((value) => badCount('before', value)));
     expect(values.map((value) => checkAroundCount('after', value))).toEqual(values.map((value) => badCount('after', value)));
+  });
+});
+
+describe('messages(around:) sides', () => {
+  it('takes last as the older side and first as the newer, like paging backward and forward', () => {
+    expect(aroundSides(7, 3)).toEqual({ ok: true, older: 3, newer: 7 });
+    expect(aroundSides(0, 100)).toEqual({ ok: true, older: 100, newer: 0 });
+  });
+
+  it('gives both sides the default when neither is given, and 0 to the side left out when one is', () => {
+    expect(aroundSides(undefined, null)).toEqual({ ok: true, older: AROUND_SIDE_DEFAULT, newer: AROUND_SIDE_DEFAULT });
+    expect(aroundSides(20, undefined)).toEqual({ ok: true, older: 0, newer: 20 });
+    expect(aroundSides(null, 20)).toEqual({ ok: true, older: 20, newer: 0 });
+  });
+
+  it('refuses a side outside 0 to 100, naming the argument', () => {
+    expect(aroundSides(101, 5)).toEqual({ ok: false, problem: badCount('first', 101) });
+    expect(aroundSides(5, -1)).toEqual({ ok: false, problem: badCount('last', -1) });
   });
 });

@@ -31,6 +31,15 @@ describe('Operation cost: messages a query could return', () => {
     ]).toEqual([6, 41]);
   });
 
+  it('counts messages(around:) as both sides and the anchor, and as a plain page once a cursor overrides it', () => {
+    expect([
+      cost('{ conversation(id: "x") { messages(around: "m", first: 5, last: 3) { startSeq } } }'),
+      cost('{ conversation(id: "x") { messages(around: "m") { startSeq } } }'),
+      cost('{ conversation(id: "x") { messages(around: "m", first: 30) { startSeq } } }'),
+      cost('{ conversation(id: "x") { messages(around: "m", last: 30, before: "c") { startSeq } } }'),
+    ]).toEqual([9, 21, 31, 30]);
+  });
+
   it('multiplies nested pages, the way GitHub counts nodes', () => {
     expect(
       cost('{ conversation(id: "x") { messages(last: 100) { edges { node { conversation { messages(last: 100) { startSeq } } } } } } }'),

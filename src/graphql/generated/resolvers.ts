@@ -154,6 +154,14 @@ export type Conversation = Node & {
    * - N is 1 to 100. Combining `first` with `last`, `after` with `before`,
    *   `first` with `before` or `last` with `after` is `BAD_USER_INPUT`, as is a
    *   malformed cursor or one from another conversation.
+   * - `around: messageId` jumps: up to `last` visible messages older than the
+   *   anchor, the anchor itself if you can see it, and up to `first` newer ones
+   *   (each 0 to 100; 10 and 10 when neither is given, 0 for the one left out
+   *   when only one is), with `anchorFound` set as on `messagesAround`. A cursor
+   *   takes precedence: with `after` or `before`, `around` is ignored, so a
+   *   client pages on from a jump with the jump's own variables plus a cursor
+   *   (Apollo Client's `fetchMore({ variables: { before: startCursor, first:
+   *   null } })`). An anchor of another conversation answers `NOT_FOUND`.
    *
    * Messages deleted for you or cleared are skipped without making the page
    * short; revoked messages appear with `RevokedContent`.
@@ -216,6 +224,7 @@ export type ConversationMembersArgs = {
 /** A conversation you are a member of, with its history as you see it. */
 export type ConversationMessagesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  around?: InputMaybe<Scalars['ID']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
@@ -475,7 +484,7 @@ export type MessageChangeKind =
  */
 export type MessageConnection = {
   __typename?: 'MessageConnection';
-  /** `messagesAround` only: whether the anchor itself is visible to you. Null on `messages`. */
+  /** Jumps only (`messagesAround`, `messagesAt`, `messages(around:)`): whether the anchor itself is visible to you. Null on other pages. */
   anchorFound?: Maybe<Scalars['Boolean']['output']>;
   /**
    * A cursor for `Conversation.changes(after:)`, read in the same snapshot as

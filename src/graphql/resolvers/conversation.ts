@@ -3,7 +3,7 @@ import { decodeChangeCursor, decodeCursor } from '../../history/cursor.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
 import { sliceAround, slicePage } from '../../history/pageSlice.ts';
 import { pageSpan } from '../../history/pageSpan.ts';
-import { checkAroundCount, pageWindow } from '../../history/pageWindow.ts';
+import { aroundSides, checkAroundCount, pageWindow } from '../../history/pageWindow.ts';
 import { effectivePolicy } from '../../history/retention.ts';
 import { readChanges } from '../../store/changes.ts';
 import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
@@ -68,6 +68,29 @@ async function aroundConnection(
   };
 }
 
+/**
+ * The page around message `messageId` of conversation `convId`: `before`
+ * older and `after` newer visible messages; shared by `messagesAround` and
+ * `messages(around:)`. `NOT_FOUND` for a message of another conversation or
+ * a seq never allocated.
+ */
+async function jumpToMessage(
+  context: RequestContext,
+  convId: string,
+  messageId: string,
+  before: number,
+  after: number,
+): Promise<ConnectionModel & { latestSeq: number }> {
+  const anchor = messageKeyOf(messageId);
+  const notHere = () => notFound(`Message ${echo(messageId)} is not a message of this conversation.`);
+  if (anchor.convId !== convId) throw notHere();
+  const connection = await aroundConnection(context, viewerOf(context).viewerId, convId, anchor.seq, before, after);
+  if (connection === null) throw gone(convId);
+  // A seq never allocated is not a message of this conversation.
+  if (anchor.seq > connection.latestSeq) throw notHere();
+  return connection;
+}
+
 /** `before`/`after` of a jump, checked; `BAD_USER_INPUT` naming the argument otherwise. */
 function aroundCounts(args: { before?: number | null; after?: number | null }): { before: number; after: number } {
   const before = args.before ?? 20;
@@ -92,6 +115,12 @@ export const Conversation: ConversationResolvers = {
 
   messages: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
+    // A jump, unless a cursor says where to page from (see the schema).
+    if (args.around != null && args.after == null && args.before == null) {
+      const sides = aroundSides(args.first, args.last);
+      if (!sides.ok) throw badUserInput(sides.problem.message, sides.problem.argumentName);
+      return jumpToMessage(context, conversation.id, args.around, sides.older, sides.newer);
+    }
     const result = pageWindow({
       first: args.first,
       last: args.last,
@@ -121,16 +150,8 @@ export const Conversation: ConversationResolvers = {
   },
 
   messagesAround: async (conversation, args, context) => {
-    const { viewerId } = viewerOf(context);
     const { before, after } = aroundCounts(args);
-    const anchor = messageKeyOf(args.messageId);
-    const notHere = () => notFound(`Message ${echo(args.messageId)} is not a message of this conversation.`);
-    if (anchor.convId !== conversation.id) throw notHere();
-    const connection = await aroundConnection(context, viewerId, conversation.id, anchor.seq, before, after);
-    if (connection === null) throw gone(conversation.id);
-    // A seq never allocated is not a message of this conversation.
-    if (anchor.seq > connection.latestSeq) throw notHere();
-    return connection;
+    return jumpToMessage(context, conversation.id, args.messageId, before, after);
   },
 
   messagesAt: async (conversation, args, context) => {
