@@ -84,10 +84,9 @@ export function makeApolloClient(serverUrl: string, token: string): ApolloClient
       typePolicies: {
         Conversation: {
           fields: {
-            // `messages(last, before)` pages stitch into one list, oldest first.
-            messages: relayStylePagination(),
-            // A permalink page is replaced whole; the view merges its pages itself.
-            messagesAround: { keyArgs: ['messageId'], merge: (_existing, incoming) => incoming },
+            // Pages stitch into one list, oldest first: the conversation's own,
+            // and one per permalink (`messages(around:)`), kept apart by `around`.
+            messages: relayStylePagination(['around']),
           },
         },
         // Connections have no id; the newest write wins.

@@ -59,14 +59,18 @@ export const ConversationPageQuery = graphql(`
   }
 `);
 
-/** A permalink: the page around one message. */
+/**
+ * A permalink: the page around one message, in one request; with a cursor
+ * (and `around` left as it was) the pages on from it, which
+ * relayStylePagination(['around']) merges into the permalink's own list.
+ */
 export const ConversationAroundQuery = graphql(`
-  query ConversationAround($id: ID!, $messageId: ID!, $before: Int!, $after: Int!) {
+  query ConversationAround($id: ID!, $around: ID!, $first: Int, $last: Int, $after: String, $before: String) {
     conversation(id: $id) {
       id
       kind
       title
-      messagesAround(messageId: $messageId, before: $before, after: $after) {
+      messages(around: $around, first: $first, last: $last, after: $after, before: $before) {
         edges { cursor node { ...MessageFields } }
         pageInfo { ...PageInfoFields }
         latestSeq
@@ -76,19 +80,7 @@ export const ConversationAroundQuery = graphql(`
   }
 `);
 
-/** Paging on from a permalink page, in either direction (merged by hand, so it never touches the cached `messages` list). */
-export const MessagesBeforeQuery = graphql(`
-  query MessagesBefore($id: ID!, $last: Int!, $before: String!) {
-    conversation(id: $id) {
-      id
-      messages(last: $last, before: $before) {
-        edges { cursor node { ...MessageFields } }
-        pageInfo { ...PageInfoFields }
-      }
-    }
-  }
-`);
-
+/** What follows a page's end: catching up after a send or a reconnect. */
 export const MessagesAfterQuery = graphql(`
   query MessagesAfter($id: ID!, $first: Int!, $after: String!) {
     conversation(id: $id) {

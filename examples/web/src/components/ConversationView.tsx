@@ -7,7 +7,6 @@ import {
   ConversationPageQuery,
   MarkReadMutation,
   MessagesAfterQuery,
-  MessagesBeforeQuery,
   SendMessageMutation,
 } from '../operations';
 import { RECONNECTED } from '../apollo';
@@ -152,16 +151,24 @@ function NewestView({ conversationId, viewerId }: Props) {
   );
 }
 
-/** A permalink: the page around one message, highlighted; pages on in both directions. */
+/**
+ * A permalink: the page around one message, highlighted, in one request;
+ * pages on in both directions with `fetchMore` and a cursor, merged by
+ * relayStylePagination like the newest view's pages. Live messages join
+ * only once the list reaches the newest message.
+ */
 function AroundView({ conversationId, anchorId, viewerId }: Props & { anchorId: string }) {
   const q = useQuery(ConversationAroundQuery, {
-    variables: { id: conversationId, messageId: anchorId, before: AROUND, after: AROUND },
+    variables: { id: conversationId, around: anchorId, last: AROUND, first: AROUND },
     fetchPolicy: 'network-only',
   });
   const { subscribeToMore, fetchMore } = q;
-  const connection = q.data?.conversation?.messagesAround;
+  const connection = q.data?.conversation?.messages;
   const edges: readonly Edge[] = connection?.edges ?? [];
   useReadUpTo(conversationId, edges, connection?.pageInfo.hasNextPage === false);
+  // Pages fetched after the jump say nothing about the anchor (null): keep what the jump said.
+  const anchorFound = useRef<boolean | null>(null);
+  if (connection?.anchorFound != null) anchorFound.current = connection.anchorFound;
 
   useEffect(
     () =>
@@ -169,58 +176,33 @@ function AroundView({ conversationId, anchorId, viewerId }: Props & { anchorId: 
         document: ConversationEventsSubscription,
         variables: { id: conversationId },
         updateQuery: (prev, { subscriptionData }) => {
-          const around = prev.conversation?.messagesAround;
-          // Live messages join only a page that already reaches the newest message.
-          const edge = around && !around.pageInfo.hasNextPage && sentEdge(around.edges, subscriptionData.data.conversationEvents);
-          if (!around || !edge) return prev;
+          const messages = prev.conversation?.messages;
+          const edge = messages && !messages.pageInfo.hasNextPage && sentEdge(messages.edges, subscriptionData.data.conversationEvents);
+          if (!messages || !edge) return prev;
           return {
             ...prev,
-            conversation: { ...prev.conversation!, messagesAround: { ...around, edges: [...around.edges, edge], pageInfo: { ...around.pageInfo, endCursor: edge.cursor } } },
+            conversation: { ...prev.conversation!, messages: { ...messages, edges: [...messages.edges, edge], pageInfo: { ...messages.pageInfo, endCursor: edge.cursor } } },
           };
         },
       }),
     [subscribeToMore, conversationId],
   );
 
+  const startCursor = connection?.pageInfo.startCursor;
   const loadOlder = useCallback(async () => {
-    const before = connection?.pageInfo.startCursor;
-    if (!before) return;
-    await fetchMore({
-      query: MessagesBeforeQuery,
-      variables: { id: conversationId, last: PAGE, before },
-      updateQuery: (prev, { fetchMoreResult }) => {
-        const around = prev.conversation?.messagesAround;
-        const older = fetchMoreResult.conversation?.messages;
-        // Only the page that starts where ours does now joins it (a stale second request would duplicate it).
-        if (!around || !older || around.pageInfo.startCursor !== before) return prev;
-        const pageInfo = { ...around.pageInfo, hasPreviousPage: older.pageInfo.hasPreviousPage, startCursor: older.pageInfo.startCursor ?? around.pageInfo.startCursor };
-        return { ...prev, conversation: { ...prev.conversation!, messagesAround: { ...around, edges: [...older.edges, ...around.edges], pageInfo } } };
-      },
-    });
-  }, [fetchMore, conversationId, connection?.pageInfo.startCursor]);
-
+    if (startCursor) await fetchMore({ variables: { before: startCursor, last: PAGE, first: null } });
+  }, [fetchMore, startCursor]);
+  const endCursor = connection?.pageInfo.endCursor;
   const loadNewer = useCallback(async () => {
-    const after = connection?.pageInfo.endCursor;
-    if (!after) return;
-    await fetchMore({
-      query: MessagesAfterQuery,
-      variables: { id: conversationId, first: PAGE, after },
-      updateQuery: (prev, { fetchMoreResult }) => {
-        const around = prev.conversation?.messagesAround;
-        const newer = fetchMoreResult.conversation?.messages;
-        if (!around || !newer || around.pageInfo.endCursor !== after) return prev;
-        const pageInfo = { ...around.pageInfo, hasNextPage: newer.pageInfo.hasNextPage, endCursor: newer.pageInfo.endCursor ?? around.pageInfo.endCursor };
-        return { ...prev, conversation: { ...prev.conversation!, messagesAround: { ...around, edges: [...around.edges, ...newer.edges], pageInfo } } };
-      },
-    });
-  }, [fetchMore, conversationId, connection?.pageInfo.endCursor]);
+    if (endCursor) await fetchMore({ variables: { after: endCursor, first: PAGE, last: null } });
+  }, [fetchMore, endCursor]);
 
   if (q.error) return <p className="error">{q.error.message}</p>;
   if (!q.data?.conversation || !connection) return <p className="muted placeholder">Jumping…</p>;
   return (
     <section className="conversation" data-testid="conversation">
       <h2>{conversationName(q.data.conversation, viewerId)}</h2>
-      {connection.anchorFound === false && <p className="muted">That message is no longer visible to you; showing where it was.</p>}
+      {anchorFound.current === false && <p className="muted">That message is no longer visible to you; showing where it was.</p>}
       <MessageList edges={edges} pageInfo={connection.pageInfo} viewerId={viewerId} anchorId={anchorId} onOlder={loadOlder} onNewer={loadNewer} />
     </section>
   );
