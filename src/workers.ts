@@ -1,14 +1,18 @@
 /**
  * Several server processes on one port (node:cluster): the request path is
  * CPU-bound in Node, so one process per core serves more. The primary only
- * forks, restarts a worker that dies, and passes shutdown signals on.
+ * forks, restarts a worker that dies, passes shutdown signals on, and
+ * answers a worker's `/metrics` with every worker's metrics merged.
  */
 import cluster from 'node:cluster';
+import { answerWorkerScrapes } from './metrics/clusterScrape.ts';
 
 /** Forks `count` workers; calls `onReady` with the URL once all of them listen. */
 export function runWorkers(count: number, onReady: (url: string) => void): Promise<void> {
   let listening = 0;
   let stopping = false;
+  // Until the primary exits: workers draining on shutdown may still be scraped.
+  answerWorkerScrapes();
   const fork = () => {
     const worker = cluster.fork();
     worker.on('message', (message: { listening?: string }) => {

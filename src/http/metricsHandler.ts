@@ -2,10 +2,13 @@
  * `GET /metrics`: the server's Prometheus metrics in the text exposition
  * format. With `METRICS_TOKEN` set, only a request carrying
  * `Authorization: Bearer <METRICS_TOKEN>` gets them (401 otherwise); unset,
- * anyone who can reach the port may scrape, as with the probes.
+ * anyone who can reach the port may scrape, as with the probes. With several
+ * workers the answer covers all of them; when their metrics cannot be had in
+ * time (a worker died mid-scrape, or is still starting), 503 and a short text.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ClusterMetricsUnavailable } from '../metrics/clusterScrape.ts';
 import type { ServerMetrics } from '../metrics/serverMetrics.ts';
 
 /** Whether `url` is the metrics path (checked on every request, so no parsing). */
@@ -39,7 +42,13 @@ export async function answerMetrics(req: IncomingMessage, res: ServerResponse, m
     const { contentType, text } = await metrics.render();
     res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
     res.end(req.method === 'HEAD' ? undefined : text);
-  } catch {
+  } catch (error) {
+    if (error instanceof ClusterMetricsUnavailable) {
+      // Totals missing a worker would read as counters going backwards: no answer rather than part of one.
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : `The metrics of every worker could not be collected: ${error.message}\n`);
+      return;
+    }
     res.writeHead(500, json);
     res.end(JSON.stringify({ errors: [{ message: 'The metrics could not be collected.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] }));
   }

@@ -3,11 +3,15 @@
  * server, so several servers in one process (tests) never mix their counts:
  * request duration and SQL statements per request by operation, errors by
  * code, the database pool in use and waiting, open subscriptions, and
- * prom-client's default process metrics (CPU, memory, event loop, GC).
+ * prom-client's default process metrics (CPU, memory, event loop, GC). In a
+ * cluster worker a scrape answers for every worker (clusterScrape.ts); the
+ * `aggregator` of each gauge says how the workers' values merge.
  */
+import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolUsage } from '../db/runner.ts';
 import { boundedLabels } from './boundedLabels.ts';
+import { joinClusterMetrics } from './clusterScrape.ts';
 
 /** Distinct operation names kept as labels; the rest count as `other`. */
 export const MAX_OPERATION_LABELS = 200;
@@ -28,7 +32,7 @@ export interface ServerMetrics {
   observeRequest(operationName: string | null | undefined, seconds: number, statements: number): void;
   /** Counts one error by its `extensions.code`. */
   countError(code: string): void;
-  /** The exposition text and its content type. */
+  /** The exposition text and its content type; in a cluster worker, every worker's (rejects with `ClusterMetricsUnavailable` when they cannot be had). */
   render(): Promise<{ contentType: string; text: string }>;
 }
 
@@ -63,6 +67,8 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     name: 'backscroll_db_pool_connections_in_use',
     help: 'Database connections running a statement or a transaction now (PGlite: 0 or 1).',
     registers: [register],
+    // Every worker has a pool of its own: the connections in use are the sum.
+    aggregator: 'sum',
     collect() {
       this.set(pool ? Math.min(pool.inFlight, pool.size) : 0);
     },
@@ -71,26 +77,33 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     name: 'backscroll_db_pool_waiting',
     help: 'Statements and transactions waiting for a database connection now.',
     registers: [register],
+    aggregator: 'sum',
     collect() {
       this.set(pool ? Math.max(pool.inFlight - pool.size, 0) : 0);
     },
   });
   new Gauge({
     name: 'backscroll_db_pool_size',
-    help: 'Database connections the pool may open (DATABASE_POOL_SIZE; PGlite: 1).',
+    help: 'Database connections the pools may open (DATABASE_POOL_SIZE per server process, summed over workers; PGlite: 1).',
     registers: [register],
+    // Summed like the connections in use, so in use over size stays the share of the whole cluster's connections.
+    aggregator: 'sum',
     collect() {
       this.set(pool?.size ?? 0);
     },
   });
   new Gauge({
     name: 'backscroll_subscriptions_open',
-    help: 'GraphQL subscriptions open over WebSocket in this process.',
+    help: 'GraphQL subscriptions open over WebSocket (with several workers, all of them together).',
     registers: [register],
+    // Each subscription lives in the one worker its socket reached.
+    aggregator: 'sum',
     collect() {
       this.set(sources.openSubscriptions());
     },
   });
+  // Only a worker forked by `runWorkers` has a primary that aggregates; a lone process (or a test) renders its own registry.
+  const clusterText = cluster.isWorker ? joinClusterMetrics(register) : null;
   return {
     observeRequest(operationName, seconds, count) {
       const operation = operationLabel(operationName);
@@ -101,7 +114,7 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
       errors.inc({ code: codeLabel(code) });
     },
     async render() {
-      return { contentType: register.contentType, text: await register.metrics() };
+      return { contentType: register.contentType, text: clusterText ? await clusterText() : await register.metrics() };
     },
   };
 }
