@@ -69,7 +69,7 @@ function afterPosition(request: SearchRequest): { time: SQL; position: SQL } | n
 }
 
 /** The search statement; see the module comment. */
-export function searchStatement(request: SearchRequest): SQL {
+function searchStatement(request: SearchRequest): SQL {
   const { viewerId, retention, size } = request;
   const limit = size + 1;
   const after = afterPosition(request);
