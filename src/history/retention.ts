@@ -1,5 +1,5 @@
 /**
- * Retention: which messages a conversation keeps. The rule, written once:
+ * Retention: which messages a conversation keeps. The rule:
  *
  * - `days`: a message is expired when it was created more than `days` × 24 h
  *   before now; one created exactly at the cut-off instant is kept.
@@ -10,12 +10,16 @@
  *   cut-off stays one subtraction, so reads apply it inside the index range
  *   scan instead of counting rows.
  * - A message is expired when either rule says so.
+ * - Under a `days` rule, seqs below the oldest stored message are expired
+ *   too: once the purge has deleted what expired, no stored message is older
+ *   than the cut-off, and the cut-off must not fall back as if nothing had.
  *
  * Messages are created in seq order (the send statement stamps them under
  * the conversation's row lock, never earlier than the one before), so both
- * rules cut the history at one seq: everything at or below `expiredThroughSeq`
- * is expired. The read path (`retentionFloor` in src/store/sqlFragments.ts)
- * and the purge both use that seq.
+ * rules cut the history at one seq. That seq is computed in SQL only, by
+ * `expiredThrough` in src/store/sqlFragments.ts, which every read and the
+ * purge use; test/integration/retentionRule.test.ts checks its boundaries
+ * against a real database. This module holds the policy and its limits.
  */
 
 export const MS_PER_DAY = 86_400_000;
@@ -63,35 +67,4 @@ export function policyProblem(requested: RetentionPolicy, server: RetentionPolic
     }
   }
   return null;
-}
-
-/** Where a policy cuts a conversation's history at `now`. */
-export interface RetentionCutoff {
-  /** Messages created before this instant are expired; null when `days` is not set. */
-  expiredBefore: Date | null;
-  /** Seqs at or below this are expired by `maxMessages`; 0 when it is not set. */
-  expiredThroughSeqByCount: number;
-}
-
-/** The cut-off of `policy` for a conversation whose newest seq is `maxSeq`. */
-export function retentionCutoff(policy: RetentionPolicy, now: Date, maxSeq: number): RetentionCutoff {
-  return {
-    expiredBefore: policy.days === null ? null : new Date(now.getTime() - policy.days * MS_PER_DAY),
-    expiredThroughSeqByCount: policy.maxMessages === null ? 0 : Math.max(0, maxSeq - policy.maxMessages),
-  };
-}
-
-/** Whether a message (its seq and creation time) is expired under `cutoff`. */
-export function isExpired(message: { seq: number; createdAt: Date }, cutoff: RetentionCutoff): boolean {
-  if (message.seq <= cutoff.expiredThroughSeqByCount) return true;
-  return cutoff.expiredBefore !== null && message.createdAt.getTime() < cutoff.expiredBefore.getTime();
-}
-
-/**
- * The seq through which a conversation is expired: the higher of the count
- * rule's seq and `lastSeqCreatedBeforeCutoff` (the newest message created
- * before `expiredBefore`, found through the creation-time index; 0 if none).
- */
-export function expiredThroughSeq(cutoff: RetentionCutoff, lastSeqCreatedBeforeCutoff: number): number {
-  return Math.max(cutoff.expiredThroughSeqByCount, cutoff.expiredBefore === null ? 0 : lastSeqCreatedBeforeCutoff);
 }

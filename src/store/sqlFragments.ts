@@ -14,12 +14,13 @@ export interface RetentionClock {
 
 /**
  * The seq through which conversation `c` (an alias of `conversations`) is
- * expired at `clock.now`: the rule of src/history/retention.ts in SQL
- * (`effectivePolicy`, `retentionCutoff`, `expiredThroughSeq`), so reads apply
- * it as a lower bound of the same index range scan. `least` skips nulls, so
- * it is the shorter of the server's and the conversation's limits; a null
- * limit makes its term 0. The time rule is one probe of the creation-time
- * index: the newest message created before the cut-off.
+ * expired at `clock.now`: the rule stated in src/history/retention.ts, and
+ * its only implementation (test/integration/retentionRule.test.ts checks it),
+ * so reads apply it as a lower bound of the same index range scan. `least`
+ * skips nulls, so it is the shorter of the server's and the conversation's
+ * limits (`effectivePolicy`); a null limit makes its term 0. The time rule is
+ * one probe of the creation-time index: the newest message created before
+ * the cut-off.
  */
 export function expiredThrough(c: string, clock: RetentionClock): SQL {
   const alias = sql.raw(c);

@@ -22,6 +22,7 @@ import { startPurgeSchedule } from '../../src/purgeSchedule.ts';
 import { type ConversationPurge, purgeExpired } from '../../src/store/purge.ts';
 import { createLogger } from '../../src/log.ts';
 import { backends, postgresOnly } from '../helpers/database.ts';
+import { appendHistory, setOwnPolicy } from '../helpers/history.ts';
 import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
 import { createGroup, send } from '../helpers/operations.ts';
 
@@ -34,28 +35,10 @@ const clock = (server: RetentionPolicy = KEEP_EVERYTHING) => ({ server, now: NOW
 /** Consecutive seqs from `from` to `to`, both included. */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/** Appends messages created at `createdAt` (oldest first) to conversation `convId`, with bodies. */
-async function appendHistory(db: SqlRunner, convId: string, createdAt: Date[]): Promise<void> {
-  await db.rows(sql`with c as (
-      update conversations set max_seq = max_seq + ${createdAt.length}::int8 where id = ${convId}
-      returning max_seq - ${createdAt.length}::int8 as base),
-    m as (
-      insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
-      select ${convId}, c.base + t.ord, 'alice', 'old-' || (c.base + t.ord), t.at::timestamptz
-      from c, unnest(${sql.param(createdAt.map((d) => d.toISOString()))}::text[]) with ordinality as t(at, ord)
-      returning seq)
-    insert into message_bodies (conv_id, seq, text) select ${convId}, seq, 'message ' || seq from m`);
-}
-
 /** `userId` deletes `seqs` of `convId` for themselves. */
 async function hide(db: SqlRunner, convId: string, userId: string, seqs: number[]): Promise<void> {
   await db.rows(sql`insert into message_hides (conv_id, user_id, seq)
     select ${convId}, ${userId}, unnest(${sql.param(seqs)}::int8[])`);
-}
-
-async function setPolicy(db: SqlRunner, convId: string, policy: RetentionPolicy): Promise<void> {
-  await db.rows(sql`update conversations set retention_days = ${policy.days}::int, retention_max_messages = ${policy.maxMessages}::int
-    where id = ${convId}`);
 }
 
 /** What is stored of conversation `convId`: index rows', bodies' and hides' seqs, ascending. */
@@ -99,7 +82,7 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
    */
   const group = async (policy: RetentionPolicy) => {
     const { id, uuid } = await createGroup(alice, ['bob']);
-    await setPolicy(db, uuid, policy);
+    await setOwnPolicy(db, uuid, policy);
     return { id, uuid };
   };
 
