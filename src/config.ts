@@ -6,6 +6,23 @@ import { MAX_RETENTION_DAYS, MAX_RETENTION_MESSAGES, type RetentionPolicy } from
  * list of what is wrong with it.
  */
 
+/** One rate limit: `perSecond` on average, at most `burst` at once. */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+/** The per-user rate limits, by what they count. */
+export interface RateLimitSettings {
+  send: RateLimit;
+  /** Each other mutation, counted separately per mutation. */
+  otherMutations: RateLimit;
+  /** Subscriptions started over WebSocket (subscribe, complete, subscribe again...). */
+  subscribe: RateLimit;
+  /** WebSocket connections opened. */
+  connect: RateLimit;
+}
+
 /** Everything the server can be configured with. */
 export interface Config {
   port: number;
@@ -33,8 +50,12 @@ export interface Config {
   statementTimeoutMs: number;
   /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
   workers: number;
-  /** Token buckets per user and mutation; see src/graphql/rateLimits.ts. */
-  rateLimits: { send: { perSecond: number; burst: number }; otherMutations: { perSecond: number; burst: number } };
+  /** Per-user limits, shared by every server process on one PostgreSQL; see src/graphql/gate/rateLimiter.ts. */
+  rateLimits: RateLimitSettings;
+  /** Open WebSocket connections one user may hold at once, across every server process. */
+  maxSocketsPerUser: number;
+  /** The database time one request (or one live event's view) may use in all, in milliseconds. */
+  requestDatabaseTimeMs: number;
   /** What one operation may ask for; see src/graphql/queryLimits.ts. */
   queryLimits: { nodes: number; depth: number; aliases: number; tokens: number; directives: number };
   logLevel: string;
@@ -116,7 +137,17 @@ export function readConfig(env: Env): ConfigResult {
         perSecond: integer('RATE_LIMIT_MUTATIONS_PER_SECOND', 10, 1, 100_000),
         burst: integer('RATE_LIMIT_MUTATIONS_BURST', 20, 1, 100_000),
       },
+      subscribe: {
+        perSecond: integer('RATE_LIMIT_SUBSCRIBE_PER_SECOND', 10, 1, 100_000),
+        burst: integer('RATE_LIMIT_SUBSCRIBE_BURST', 100, 1, 100_000),
+      },
+      connect: {
+        perSecond: integer('RATE_LIMIT_CONNECT_PER_SECOND', 1, 1, 100_000),
+        burst: integer('RATE_LIMIT_CONNECT_BURST', 20, 1, 100_000),
+      },
     },
+    maxSocketsPerUser: integer('MAX_SOCKETS_PER_USER', 10, 1, 10_000),
+    requestDatabaseTimeMs: integer('REQUEST_DATABASE_TIME_MS', 5000, 10, 3_600_000),
     queryLimits: {
       nodes: integer('MAX_QUERY_NODES', 10_000, 1, 10_000_000),
       depth: integer('MAX_QUERY_DEPTH', 12, 1, 1000),

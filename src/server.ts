@@ -13,13 +13,16 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { createTokenVerifier } from './auth/tokens.ts';
 import type { Config } from './config.ts';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { Database } from './db/client.ts';
 import type { SqlClient } from './db/runner.ts';
 import { createContext, type RequestContext, type RequestStats } from './graphql/context.ts';
 import { createFormatError } from './graphql/formatError.ts';
-import { requireAuthentication } from './graphql/requireAuthentication.ts';
 import { jitGateway } from './graphql/jitGateway.ts';
 import { queryLimits } from './graphql/queryLimits.ts';
-import { rateLimits } from './graphql/rateLimits.ts';
+import { gatePlugin } from './graphql/gate/gatePlugin.ts';
+import { createOperationGate } from './graphql/gate/operationGate.ts';
+import { createRateLimiter } from './graphql/gate/rateLimiter.ts';
 import { resolvers } from './graphql/resolvers/index.ts';
 import { trustedDocumentsGate } from './graphql/trustedDocuments.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
@@ -30,6 +33,7 @@ import { createServerMetrics } from './metrics/serverMetrics.ts';
 import { createLiveEvents } from './realtime/conversationEvents.ts';
 import { httpRefusesSubscriptions } from './realtime/httpRefusesSubscriptions.ts';
 import { startEventHub } from './realtime/hub.ts';
+import { createSocketLimit } from './realtime/socketLimit.ts';
 import { startSubscriptionServer } from './realtime/webSocketServer.ts';
 import { requestLog } from './graphql/requestLog.ts';
 import type { Logger } from './log.ts';
@@ -84,6 +88,12 @@ export async function startServer(options: ServerOptions, port: number): Promise
   const limits = queryLimits(config);
   const trusted = trustedDocumentsGate(config);
   const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as IExecutableSchemaDefinition['resolvers'] });
+  // Counters every process on one PostgreSQL shares; PGlite serves one process, so memory is exact there.
+  const limiter = createRateLimiter(
+    config.rateLimits,
+    client.kind === 'postgres' ? { kind: 'postgres', db: drizzlePostgres(client.sql) as unknown as Database } : { kind: 'memory' },
+  );
+  const gate = createOperationGate({ schema, maxCost: config.queryLimits.nodes, limiter, path: GRAPHQL_PATH });
   const apollo = new ApolloServer<RequestContext>({
     gateway: jitGateway(schema),
     introspection: config.introspection,
@@ -98,11 +108,10 @@ export async function startServer(options: ServerOptions, port: number): Promise
     validationRules: [...limits.validationRules, httpRefusesSubscriptions(GRAPHQL_PATH)],
     parseOptions: limits.parseOptions,
     plugins: [
-      requireAuthentication,
       requestLog(logger),
       metricsPlugin(metrics),
-      rateLimits(config),
       ...limits.plugins,
+      gatePlugin(gate),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
@@ -139,13 +148,17 @@ export async function startServer(options: ServerOptions, port: number): Promise
   openSubscriptions = () => hub.listenerCount();
   const live = createLiveEvents(hub, client, config);
   const formatError = createFormatError((error) => logger.error({ err: error }, 'unexpected error in a GraphQL subscription'));
+  const sockets = createSocketLimit(client, config.maxSocketsPerUser, (error) => logger.error({ err: error }, 'socket lease bookkeeping failed'));
   const subscriptions = startSubscriptionServer({
     httpServer,
     path: GRAPHQL_PATH,
     schema,
     authenticate,
     makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }), live, resync }),
-    limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens, maxCost: config.queryLimits.nodes },
+    limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens },
+    gate,
+    limiter,
+    sockets,
     formatError,
     maxPayloadBytes: MAX_BODY_BYTES,
     production: config.production,
@@ -164,6 +177,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     stop: async () => {
       // Sockets first: Apollo's drain waits for HTTP connections, not upgraded ones.
       await subscriptions.close();
+      sockets.close();
       await apollo.stop();
       await hub.close();
     },

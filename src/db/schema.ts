@@ -183,3 +183,31 @@ export const announcementReads = pgTable('announcement_reads', {
   userId: text('user_id').primaryKey(),
   readUpTo: timestamp('read_up_to', { withTimezone: true }).notNull(),
 });
+
+/**
+ * Rate-limit counters shared by every server process on one PostgreSQL
+ * (rate-limiter-flexible's Drizzle store: a fixed window per key). Keys are
+ * `<limit>:<user>`; expired rows are deleted by the limiter itself.
+ */
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  points: integer('points').notNull(),
+  expire: timestamp('expire', { withTimezone: true, mode: 'date' }),
+});
+
+/**
+ * Open WebSocket connections, so the sockets-per-user limit holds across
+ * server processes. Each process renews its own rows while it lives; rows of
+ * a process that died without closing them lapse at `expires_at`.
+ */
+export const socketLeases = pgTable(
+  'socket_leases',
+  {
+    socketId: uuid('socket_id').primaryKey(),
+    userId: text('user_id').notNull(),
+    /** The process holding the socket (a random id per process start). */
+    serverId: text('server_id').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('socket_leases_user').on(t.userId, t.expiresAt), index('socket_leases_server').on(t.serverId)],
+);

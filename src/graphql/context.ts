@@ -6,6 +6,8 @@ import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
 import { createRunner, type SqlClient, type SqlRunner, type StatementTally } from '../db/runner.ts';
+import { withTimeBudget } from '../db/timeBudget.ts';
+import type { OperationAnalysis } from './gate/analyseOperation.ts';
 import { unauthenticated } from './errors.ts';
 import { createLoaders, type LoaderBatch, type Loaders } from './loaders.ts';
 
@@ -24,11 +26,13 @@ export interface RequestContext {
   retention: RetentionClock;
   /** Null when the request is not authenticated; resolvers go through `viewerOf`. */
   loaders: Loaders | null;
+  /** The operation as the gate read it (src/graphql/gate/): what the executor runs. Set once the gate admits it. */
+  gate?: OperationAnalysis;
 }
 
 /** Builds the context of one request. */
 export function createContext(client: SqlClient, config: Config, auth: Authentication, stats: RequestStats): RequestContext {
-  const db = createRunner(client, stats);
+  const db = withTimeBudget(createRunner(client, stats), config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
   return { auth, db, config, stats, retention, loaders };

@@ -9,29 +9,31 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
+import type { RequestContext } from './context.ts';
 
 /** Compiled operations kept per process; a client fleet uses far fewer distinct ones. */
 const MAX_COMPILED = 1000;
 
 /** A gateway that serves `schema` and executes every operation through a compiled-query cache. */
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
-  const compiled = new Map<string, CompiledQuery>();
+  const compiled = new LRUCache<string, CompiledQuery>({ max: MAX_COMPILED });
   const executor: GatewayExecutor = async (request) => {
-    // The name the client sent: Apollo's `request.operationName` is the name it
-    // resolved, null when none matched, and graphql-jit would then run the
-    // document's only operation after every plugin (cost, rate limits) had
-    // skipped it for want of an operation.
-    const operationName = request.request.operationName ?? undefined;
+    // Run exactly the operation the gate read and admitted (gate/gatePlugin.ts),
+    // never one graphql-jit picks for itself: it takes an empty name to mean
+    // "the only operation", where the gate (and the spec) select none.
+    const admitted = (request.context as Partial<RequestContext>).gate;
+    if (admitted === undefined) {
+      return { errors: [new GraphQLError('No operation was admitted to run.', { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } })] };
+    }
+    const operationName = admitted.operation.name?.value;
     const key = `${request.queryHash}:${operationName ?? ''}`;
     let query = compiled.get(key);
     if (query === undefined) {
       const result = compileQuery(request.schema, request.document, operationName);
-      // With no operation resolved, Apollo answers OPERATION_RESOLUTION_FAILURE
-      // from the first error; otherwise the schema cannot run this kind of
-      // operation (a subscription), which graphql-js 16 does not validate.
-      if (!isCompiledQuery(result)) return request.operation ? { errors: (result.errors ?? []).map(asValidationFailure) } : result;
+      // The schema cannot run this kind of operation (a subscription), which graphql-js 16 does not validate.
+      if (!isCompiledQuery(result)) return { errors: (result.errors ?? []).map(asValidationFailure) };
       query = result;
-      if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
       compiled.set(key, query);
     }
     const result = await query.query(undefined, request.context, request.request.variables ?? {});

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Kind, parse } from 'graphql';
 import type { Config } from '../config.ts';
-import { onlyIntrospection } from './requireAuthentication.ts';
+import { onlyIntrospects } from './gate/analyseOperation.ts';
 
 /** Trusted documents by the lower-case hex sha256 of their text. */
 export type TrustedDocuments = ReadonlyMap<string, string>;
@@ -98,7 +98,7 @@ function isIntrospection(query: string, maxTokens: number): boolean {
   try {
     const document = parse(query, { maxTokens });
     return document.definitions.every(
-      (d) => d.kind !== Kind.OPERATION_DEFINITION || (d.operation === 'query' && onlyIntrospection(d.selectionSet, document)),
+      (d) => d.kind !== Kind.OPERATION_DEFINITION || (d.operation === 'query' && onlyIntrospects(d, document)),
     );
   } catch {
     return false;

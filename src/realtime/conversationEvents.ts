@@ -11,6 +11,7 @@
  */
 import type { Config } from '../config.ts';
 import { createRunner, type SqlClient } from '../db/runner.ts';
+import { withTimeBudget } from '../db/timeBudget.ts';
 import type { RequestContext, RequestStats } from '../graphql/context.ts';
 import { forbidden } from '../graphql/errors.ts';
 import { createLoaders } from '../graphql/loaders.ts';
@@ -155,7 +156,7 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
     this.backlog -= 1;
     if (entry.item.kind === 'event') {
       const stats: RequestStats = { statements: 0, texts: [], batches: [] };
-      const db = createRunner(this.client, stats);
+      const db = withTimeBudget(createRunner(this.client, stats), this.context.config.requestDatabaseTimeMs);
       const { retention, body } = entry.batch;
       const loaders = { ...createLoaders(db, this.viewerId, retention, stats.batches), body };
       Object.assign(this.context, { db, stats, retention, loaders });

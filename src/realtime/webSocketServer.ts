@@ -10,7 +10,12 @@
  * - Only subscriptions: queries and mutations answer `BAD_REQUEST` (they go
  *   over HTTP, through its rate limits and request log).
  * - Each subscription is parsed and validated with the HTTP path's limits
- *   (tokens, depth, aliases, cost), then run by graphql-js `subscribe`.
+ *   (tokens, depth, aliases), then decided by the same operation gate as
+ *   HTTP (src/graphql/gate/: operation selection, cost, rate limits), then
+ *   run by graphql-js `subscribe` with exactly the operation the gate read.
+ * - A user holds at most MAX_SOCKETS_PER_USER sockets (across processes on
+ *   PostgreSQL), and opening sockets and subscribing are rate-limited: a
+ *   socket past the limit is closed with 4429 before it is acknowledged.
  * - Errors are formatted as over HTTP: codes pass, anything unexpected is
  *   logged and answered `INTERNAL_SERVER_ERROR`.
  * - When events may have been missed (see hub.ts) sockets are closed with
@@ -25,12 +30,9 @@ import type { Server } from 'node:http';
 import {
   type DocumentNode,
   type ExecutionArgs,
-  type FragmentDefinitionNode,
-  getOperationAST,
   GraphQLError,
   type GraphQLFormattedError,
   type GraphQLSchema,
-  Kind,
   parse,
   specifiedRules,
   validate,
@@ -41,11 +43,15 @@ import { useServer } from 'graphql-ws/use/ws';
 import { decodeJwt } from 'jose';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Authentication } from '../auth/tokens.ts';
-import { operationCost } from '../graphql/queryCost.ts';
+import type { OperationGate } from '../graphql/gate/operationGate.ts';
+import type { RateLimiter } from '../graphql/gate/rateLimiter.ts';
 import type { SubscriptionContext } from './conversationEvents.ts';
+import type { SocketLimit } from './socketLimit.ts';
 
 /** graphql-ws's code for "not authenticated"; its clients give up instead of retrying. */
 export const CLOSE_UNAUTHORIZED = 4401;
+/** Too many sockets or connection attempts for this user; like HTTP 429. */
+export const CLOSE_TOO_MANY = 4429;
 /** Service Restart: events may have been missed; graphql-ws clients reconnect. */
 export const CLOSE_RESYNC = 1012;
 /** Try Again Later: this connection fell too far behind; graphql-ws clients reconnect. */
@@ -65,7 +71,13 @@ export interface SubscriptionServerOptions {
   authenticate(header: string | undefined): Promise<Authentication>;
   /** The context of one subscription by `auth`; `resync` closes its socket so the client reconnects. */
   makeContext(auth: Authentication & { kind: 'user' }, resync: (reason: string) => void): SubscriptionContext;
-  limits: { validationRules: ValidationRule[]; maxTokens: number; maxCost: number };
+  limits: { validationRules: ValidationRule[]; maxTokens: number };
+  /** The operation gate every operation passes, HTTP or WebSocket. */
+  gate: OperationGate;
+  /** Counts sockets opened per user (`connect`). */
+  limiter: RateLimiter;
+  /** Open sockets per user. */
+  sockets: SocketLimit;
   /** Formats an error for the client (the HTTP path's `formatError`). */
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
   maxPayloadBytes: number;
@@ -86,6 +98,8 @@ export interface SubscriptionServer {
 type ConnectionExtra = {
   auth: Authentication & { kind: 'user' };
   expiry: NodeJS.Timeout;
+  /** Gives back this socket's place in its user's socket limit. */
+  release: () => void;
 };
 
 /** The `authorization` entry of `connectionParams`, either spelling; undefined when absent or not a string. */
@@ -120,7 +134,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
   const wss = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayloadBytes });
 
   /** The arguments to run `payload` with, or the errors that refuse it. */
-  const prepare = (extra: Partial<ConnectionExtra> & { socket: WebSocket }, open: number, payload: SubscribePayload): ExecutionArgs | GraphQLError[] => {
+  const prepare = async (extra: Partial<ConnectionExtra> & { socket: WebSocket }, open: number, payload: SubscribePayload): Promise<ExecutionArgs | GraphQLError[]> => {
     const auth = extra.auth;
     // graphql-ws refuses a subscribe before the connection is acknowledged; guard anyway.
     if (auth === undefined) return [refusal('Authenticate in `connectionParams` first.', 'UNAUTHENTICATED')];
@@ -137,30 +151,23 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
     }
     const invalid = validate(schema, document, rules);
     if (invalid.length > 0) return invalid.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
-    const operation = getOperationAST(document, payload.operationName ?? undefined);
-    if (operation === null || operation === undefined) {
-      return [refusal('Name the operation to run with `operationName`; the document has several or none by that name.', 'OPERATION_RESOLUTION_FAILURE')];
-    }
-    if (operation.operation !== 'subscription') {
-      return [refusal(`Only subscriptions run over WebSocket; send queries and mutations with HTTP POST to ${options.path}.`, 'BAD_REQUEST')];
-    }
-    const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-    const variables = payload.variables ?? {};
-    const cost = operationCost(operation.selectionSet, fragments, variables);
-    if (cost > limits.maxCost) {
-      return [
-        refusal(`This subscription could return up to ${cost} messages per event; the limit is ${limits.maxCost}.`, 'QUERY_TOO_COMPLEX', {
-          cost,
-          limit: limits.maxCost,
-        }),
-      ];
+    const decision = await options.gate.check({
+      document,
+      operationName: payload.operationName,
+      variables: payload.variables ?? {},
+      auth,
+      transport: 'websocket',
+    });
+    if (!decision.ok) {
+      const { http: _http, ...extensions } = decision.error.extensions as Record<string, unknown>;
+      return [refusal(decision.error.message, String(extensions.code), extensions)];
     }
     return {
       schema,
       document,
-      operationName: payload.operationName,
-      variableValues: variables,
+      // The operation the gate read, by its name (null: the document's only one).
+      operationName: decision.analysis.operation.name?.value,
+      variableValues: payload.variables ?? {},
       contextValue: options.makeContext(auth, (reason) => close(extra.socket, CLOSE_BEHIND, reason)),
     };
   };
@@ -179,6 +186,22 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
           close(ctx.extra.socket, CLOSE_UNAUTHORIZED, reason);
           return false;
         }
+        const connecting = await options.limiter.take(auth.userId, 'connect', 1);
+        if (!connecting.allowed) {
+          close(ctx.extra.socket, CLOSE_TOO_MANY, `Too many connections opened: try again in ${Math.ceil(connecting.retryAfterMs / 1000)} s.`);
+          return false;
+        }
+        const release = await options.sockets.take(auth.userId);
+        if (release === null) {
+          close(ctx.extra.socket, CLOSE_TOO_MANY, 'This user holds the most WebSocket connections allowed (MAX_SOCKETS_PER_USER); close one first.');
+          return false;
+        }
+        // Closed while its place was being taken: onClose has already run.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) {
+          release();
+          return false;
+        }
+        ctx.extra.release = release;
         ctx.extra.auth = auth;
         // A socket lives no longer than the token it was opened with.
         const expiresAtMs = expiryOf(header!);
@@ -192,6 +215,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       },
       onClose: (ctx) => {
         if (ctx.extra.expiry !== undefined) clearTimeout(ctx.extra.expiry);
+        ctx.extra.release?.();
       },
       onSubscribe: (ctx, _id, payload) => prepare(ctx.extra, Object.keys(ctx.subscriptions).length, payload),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : undefined),

@@ -21,6 +21,11 @@ const UNLIMITED_RATES = {
   RATE_LIMIT_SEND_BURST: '100000',
   RATE_LIMIT_MUTATIONS_PER_SECOND: '100000',
   RATE_LIMIT_MUTATIONS_BURST: '100000',
+  RATE_LIMIT_SUBSCRIBE_PER_SECOND: '100000',
+  RATE_LIMIT_SUBSCRIBE_BURST: '100000',
+  RATE_LIMIT_CONNECT_PER_SECOND: '100000',
+  RATE_LIMIT_CONNECT_BURST: '100000',
+  MAX_SOCKETS_PER_USER: '10000',
 };
 
 /** What one GraphQL request answered, with what it cost. */
@@ -70,7 +75,8 @@ export async function startHarness(backend: Backend, env: Record<string, string>
   const server = await startServer(
     {
       config,
-      client: database.client,
+      // Keeps each statement's text in the request's stats, for failure messages.
+      client: { ...database.client, keepStatementTexts: true },
       jwtSecret: TEST_SECRET,
       logger: options.logger ?? createLogger('silent'),
       readiness: options.readiness,

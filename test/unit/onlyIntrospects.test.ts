@@ -1,12 +1,12 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { onlyIntrospection } from '../../src/graphql/requireAuthentication.ts';
+import { onlyIntrospects } from '../../src/graphql/gate/analyseOperation.ts';
 
 /** Whether the first operation of `source` asks only for `__typename` and introspection. */
 const introspectionOnly = (source: string, document: DocumentNode = parse(source)) => {
   const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   if (operation === undefined) throw new Error('the document has no operation');
-  return onlyIntrospection(operation.selectionSet, document);
+  return onlyIntrospects(operation, document);
 };
 
 const ONLY_TYPENAME = '{ __typename }';
@@ -14,7 +14,7 @@ const SCHEMA = '{ __schema { queryType { name } types { name fields { name } } }
 const TYPE = '{ __type(name: "Conversation") { name fields { name } } }';
 const VIEWER = '{ viewer { id } }';
 
-describe('onlyIntrospection: fields', () => {
+describe('onlyIntrospects: fields', () => {
   it('lets __typename alone through', () => {
     expect(introspectionOnly(ONLY_TYPENAME)).toBe(true);
   });
@@ -53,14 +53,14 @@ describe('onlyIntrospection: fields', () => {
   it('judges only the operation it is given, not others in the document', () => {
     const document = parse(`query Probe { __typename } query Secret { viewer { id } }`);
     const [probe, secret] = document.definitions as OperationDefinitionNode[];
-    expect([onlyIntrospection(probe!.selectionSet, document), onlyIntrospection(secret!.selectionSet, document)]).toEqual([
+    expect([onlyIntrospects(probe!, document), onlyIntrospects(secret!, document)]).toEqual([
       true,
       false,
     ]);
   });
 });
 
-describe('onlyIntrospection: inline fragments', () => {
+describe('onlyIntrospects: inline fragments', () => {
   it('lets an inline fragment of introspection through, with or without a type condition', () => {
     expect([introspectionOnly('{ ... on Query { __typename } }'), introspectionOnly('{ ... { __schema { types { name } } } }')]).toEqual([
       true,
@@ -80,7 +80,7 @@ describe('onlyIntrospection: inline fragments', () => {
   });
 });
 
-describe('onlyIntrospection: fragment spreads', () => {
+describe('onlyIntrospects: fragment spreads', () => {
   it('lets a spread of an introspection-only fragment through', () => {
     expect(introspectionOnly('{ ...Probe } fragment Probe on Query { __typename __schema { types { name } } }')).toBe(true);
   });
@@ -111,7 +111,7 @@ describe('onlyIntrospection: fragment spreads', () => {
   });
 });
 
-describe('onlyIntrospection: recursive fragments', () => {
+describe('onlyIntrospects: recursive fragments', () => {
   // Validation rejects fragment cycles, but the check must not hang on one if asked first.
   it('terminates on a fragment that spreads itself, letting it through when the rest is introspection', () => {
     expect(introspectionOnly('{ ...Loop } fragment Loop on Query { __typename ...Loop }')).toBe(true);
