@@ -70,8 +70,8 @@ function open(config: Config, statementTimeoutMs = config.statementTimeoutMs): P
 /** The in-process purge over `handle` (PURGE_INTERVAL_SECONDS), or null when it is not set. */
 function schedulePurge(config: Config, handle: DatabaseHandle, logger: Logger): PurgeSchedule | null {
   if (config.purgeIntervalSeconds === null) return null;
-  // A runner per pass: a runner keeps the text of every statement it sent.
-  return startPurgeSchedule(config.purgeIntervalSeconds, (signal) => runPurgePass(createRunner(handle.client), config, logger, { signal }), logger);
+  const db = createRunner(handle.client);
+  return startPurgeSchedule(config.purgeIntervalSeconds, (signal) => runPurgePass(db, config, logger, { signal }), logger);
 }
 
 async function serve(args: string[]): Promise<void> {

@@ -16,8 +16,12 @@ import { classifyDatabaseError } from './errors.ts';
 /** What one scope (usually a request) has sent so far. */
 export interface StatementTally {
   statements: number;
-  /** The SQL text of each statement, in order; kept for test failure messages. */
-  texts: string[];
+  /**
+   * The SQL text of each statement, in order, for test failure messages;
+   * filled only over a client with `keepStatementTexts` (tests), so a runner
+   * that lives as long as the process holds no more than its count.
+   */
+  texts?: string[];
 }
 
 /** Runs statements; made per request by `createRunner`. */
@@ -42,11 +46,18 @@ export interface PoolUsage {
   readonly size: number;
 }
 
+/** What every client may carry besides its connection. */
+interface ClientOptions {
+  usage?: PoolUsage;
+  /** Record each statement's text in the tally (`StatementTally.texts`); set by the test harness only. */
+  keepStatementTexts?: boolean;
+}
+
 /** The driver-level client a runner sends through. */
 export type SqlClient =
   /** `deadlineMs`: the longest a statement (or a transaction) may keep a request waiting; see deadline.ts. */
-  | { kind: 'postgres'; sql: postgres.Sql; deadlineMs: number; usage?: PoolUsage }
-  | { kind: 'pglite'; pglite: PGlite; usage?: PoolUsage };
+  | ({ kind: 'postgres'; sql: postgres.Sql; deadlineMs: number } & ClientOptions)
+  | ({ kind: 'pglite'; pglite: PGlite } & ClientOptions);
 
 /** Runs `work` counted in `usage` (when there is one) until it settles. */
 async function holding<T>(usage: PoolUsage | undefined, work: () => Promise<T>): Promise<T> {
@@ -61,12 +72,20 @@ async function holding<T>(usage: PoolUsage | undefined, work: () => Promise<T>):
 
 const dialect = new PgDialect();
 
-/** Makes a runner over `client` that adds every statement it sends to `tally`. */
-export function createRunner(client: SqlClient, tally: StatementTally = { statements: 0, texts: [] }): SqlRunner {
-  const count = (text: string) => {
-    tally.statements += 1;
-    tally.texts.push(text);
-  };
+/**
+ * Makes a runner over `client` that counts every statement it sends into
+ * `tally` (and keeps its text there when the client asks). Long-lived
+ * callers may keep one runner: without texts, a tally is one number.
+ */
+export function createRunner(client: SqlClient, tally: StatementTally = { statements: 0 }): SqlRunner {
+  const count = client.keepStatementTexts
+    ? (text: string) => {
+        tally.statements += 1;
+        (tally.texts ??= []).push(text);
+      }
+    : () => {
+        tally.statements += 1;
+      };
   if (client.kind === 'postgres') return postgresRunner(client.sql, client.deadlineMs, count, client.usage);
   return pgliteRunner(client.pglite, count, client.usage);
 }

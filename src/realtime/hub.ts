@@ -92,6 +92,7 @@ export async function startEventHub(client: SqlClient, logger: Logger): Promise<
     // Each LISTEN registration has its own generation; notices reaching an
     // older one (postgres.js may re-register it after we replaced it) are dropped.
     let generation = 0;
+    const probes = createRunner(client);
     const listen = async (): Promise<boolean> => {
       const mine = ++generation;
       let listenedBefore = false;
@@ -132,8 +133,7 @@ export async function startEventHub(client: SqlClient, logger: Logger): Promise<
       }
       const n = ++probesSent;
       try {
-        // A fresh runner each time: a runner keeps the text of every statement it ran.
-        await createRunner(client).rows(sql`select pg_notify(${EVENTS_CHANNEL}, ${pingPayload(`${nonce}/${n}`)})`);
+        await probes.rows(sql`select pg_notify(${EVENTS_CHANNEL}, ${pingPayload(`${nonce}/${n}`)})`);
         probeExpected = n;
       } catch {
         // The database is down: nothing to learn until it is back.
