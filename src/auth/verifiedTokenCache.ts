@@ -1,9 +1,11 @@
 /**
  * A bounded cache of tokens that verified, so a client's every request does
  * not pay for HMAC verification again (it showed up at 5-9% of busy time).
- * An entry is used only until the token's own `exp`; the oldest entries
- * are dropped first when the cache is full. Failures are never cached.
+ * An entry is used only until the token's own `exp`; the least recently
+ * used entries are dropped first when the cache is full (lru-cache).
+ * Failures are never cached.
  */
+import { LRUCache } from 'lru-cache';
 
 /** What a verified token proved. */
 export interface VerifiedToken {
@@ -14,29 +16,30 @@ export interface VerifiedToken {
 }
 
 export class VerifiedTokenCache {
-  // A Map iterates in insertion order: re-inserting on a hit makes it an LRU.
-  private readonly entries = new Map<string, VerifiedToken>();
+  // Expiry is checked on read against the caller's clock rather than with
+  // lru-cache's `ttl`, which keeps its own: the verifier's `now` is the one
+  // jose judges `exp` by, and tests move it.
+  private readonly entries: LRUCache<string, VerifiedToken>;
 
   /** Holds at most `capacity` tokens. */
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.entries = new LRUCache({ max: capacity });
+  }
 
   /** The cached verification of `token` if it has not expired at `nowMs`. */
   get(token: string, nowMs: number): VerifiedToken | undefined {
     const entry = this.entries.get(token);
     if (entry === undefined) return undefined;
-    this.entries.delete(token);
-    if (entry.expiresAtMs <= nowMs) return undefined;
-    this.entries.set(token, entry);
+    if (entry.expiresAtMs <= nowMs) {
+      this.entries.delete(token);
+      return undefined;
+    }
     return entry;
   }
 
   /** Remembers a token that verified. */
   set(token: string, verified: VerifiedToken): void {
-    this.entries.delete(token);
     this.entries.set(token, verified);
-    if (this.entries.size > this.capacity) {
-      this.entries.delete(this.entries.keys().next().value as string);
-    }
   }
 
   get size(): number {
