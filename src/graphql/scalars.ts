@@ -1,5 +1,6 @@
-/** The custom scalars: `Seq` (a non-negative safe integer) and `DateTime` (ISO 8601). */
+/** The custom scalars: `Seq` (a non-negative safe integer) and `DateTime` (RFC 3339, years 1 to 9999). */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { parseDateTime } from '../history/timeRange.ts';
 
 function seqFrom(value: unknown): number {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
@@ -20,13 +21,17 @@ export const SeqScalar = new GraphQLScalarType<number, number>({
   },
 });
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
+/**
+ * Only days and times that exist, from year 1 to 9999 (timeRange.ts): a
+ * date JavaScript rolls over (February 30) or PostgreSQL cannot read (year
+ * 0000) would otherwise reach the database and fail there as our error.
+ */
 function dateTimeFrom(value: unknown): string {
-  if (typeof value === 'string' && ISO.test(value) && !Number.isNaN(Date.parse(value))) return value;
-  throw new GraphQLError(`A DateTime must be an ISO 8601 string such as "2026-01-31T12:00:00.000Z", got ${JSON.stringify(value)}.`, {
-    extensions: { code: 'BAD_USER_INPUT' },
-  });
+  if (typeof value === 'string' && parseDateTime(value) !== null) return value;
+  throw new GraphQLError(
+    `A DateTime must be an RFC 3339 date-time that exists, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, such as "2026-01-31T12:00:00.000Z", got ${JSON.stringify(value)}.`,
+    { extensions: { code: 'BAD_USER_INPUT' } },
+  );
 }
 
 /**

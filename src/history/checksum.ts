@@ -1,7 +1,8 @@
 /**
  * FNV-1a, 32 bits: a cheap check that a cursor or id was not edited or cut.
  * Not a secret and not a security boundary: every read re-checks membership,
- * so a forged cursor can only point at rows the viewer may see anyway.
+ * and every decoded field is validated (opaque.ts), so a forged cursor can
+ * only point at rows the viewer may see anyway.
  */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;

@@ -4,6 +4,8 @@
  * only, and a page cursor stays valid after the message at its seq is
  * hidden, revoked or purged, because it names the position, not the row.
  * The two kinds have their own prefixes, so one is never taken for the other.
+ * Cursors are not signed, so each decoded field is validated (see opaque.ts
+ * for why validation rather than signing).
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
 

@@ -3,9 +3,10 @@
  * opaque ids that carry their type; a message id carries its conversation and
  * seq, so looking one up is a primary-key read inside one conversation.
  * User ids are the token's `sub` as it is: anything that is not one of our
- * opaque ids names a user.
+ * opaque ids names a user, if it could be one (userId.ts).
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+import { isValidUserId } from './userId.ts';
 
 /** What a global id points at. */
 export type GlobalRef =
@@ -13,7 +14,7 @@ export type GlobalRef =
   | { type: 'Message'; convId: string; seq: number }
   | { type: 'Announcement'; id: number }
   | { type: 'User'; userId: string }
-  /** Shaped like one of our ids but edited or cut: names nothing. */
+  /** Shaped like one of our ids but edited or cut, or no valid user id: names nothing. */
   | { type: 'Invalid' };
 
 const CONVERSATION = 'C';
@@ -67,7 +68,7 @@ export function decodeGlobalId(id: string): GlobalRef {
   if (message !== null) return { type: 'Message', ...message };
   const announcement = decodeAnnouncementId(id);
   if (announcement !== null) return { type: 'Announcement', id: announcement };
-  if (looksLikeOurs(id)) return { type: 'Invalid' };
+  if (looksLikeOurs(id) || !isValidUserId(id)) return { type: 'Invalid' };
   return { type: 'User', userId: id };
 }
 

@@ -6,6 +6,7 @@
  * conversations active within the same millisecond.
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+import { isAcceptedMicros } from './timeRange.ts';
 
 /** A place in the inbox: just after the conversation with this activity and id. */
 export interface InboxPosition {
@@ -27,6 +28,6 @@ export function decodeInboxCursor(cursor: string): InboxPosition | null {
   if (fields === null) return null;
   const [microsText, convId] = fields as [string, string];
   const activityMicros = parseSeq(microsText);
-  if (activityMicros === null || !isUuid(convId)) return null;
+  if (activityMicros === null || !isAcceptedMicros(activityMicros) || !isUuid(convId)) return null;
   return { activityMicros, convId };
 }

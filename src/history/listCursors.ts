@@ -3,7 +3,9 @@
  * (join time and user id) and announcements (id). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
-import { decodeOpaque, encodeOpaque, parseSeq } from './opaque.ts';
+import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+import { isAcceptedMillis } from './timeRange.ts';
+import { isValidUserId } from './userId.ts';
 
 const MEMBERS = 'mb1';
 const ANNOUNCEMENTS = 'an1';
@@ -21,7 +23,11 @@ export function decodeMemberCursor(convId: string, cursor: string): { joinedAt: 
   const [cursorConvId, millisText, userIdText] = fields as [string, string, string];
   const millis = parseSeq(millisText);
   const userId = Buffer.from(userIdText, 'base64url').toString('utf8');
-  if (cursorConvId !== convId || millis === null || userId.length === 0) return null;
+  // Every field as a real member's cursor would carry it: a join time Date and
+  // PostgreSQL can both hold, a user id that could exist, in our spelling
+  // (bytes that are not UTF-8 would decode to U+FFFD and spell differently).
+  if (!isUuid(cursorConvId) || cursorConvId !== convId || millis === null || !isAcceptedMillis(millis)) return null;
+  if (!isValidUserId(userId) || Buffer.from(userId, 'utf8').toString('base64url') !== userIdText) return null;
   return { joinedAt: new Date(millis).toISOString(), userId };
 }
 

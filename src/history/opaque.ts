@@ -2,6 +2,20 @@
  * Opaque tokens (cursors and global ids): `prefix:field:field...` plus a
  * checksum, base64url-encoded. Decoding answers `null` for anything that is
  * not a token this module made, so callers turn it into the right error.
+ *
+ * Tokens are not signed. The FNV-1a checksum catches a token that was cut or
+ * mistyped, not one that was forged: anyone can re-encode any fields with a
+ * correct checksum. Validation was chosen over signing because a cursor is
+ * not a secret and grants nothing: it only names a position in data the
+ * viewer may already read, and authorization never trusts a cursor (every
+ * read checks membership and visibility itself). Signing would add a key to
+ * manage and rotate, and cursors that break when it changes, to protect
+ * nothing. Instead every decoder validates each field it takes out before
+ * use: integers are safe and in range (`parseSeq`), times lie within what
+ * Date and PostgreSQL both hold (timeRange.ts), ids are canonical uuids or
+ * valid user ids (userId.ts), and a cursor belongs to the conversation or
+ * search it is used in. A forged cursor is then either refused or names a
+ * position the viewer could have paged to anyway.
  */
 import { fnv1a32 } from './checksum.ts';
 

@@ -7,6 +7,7 @@
  */
 import { fnv1a32 } from './checksum.ts';
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+import { isAcceptedMicros } from './timeRange.ts';
 
 /** A place among the hits: just after the message with this creation time, conversation and seq. */
 export interface SearchPosition {
@@ -35,6 +36,8 @@ export function decodeSearchCursor(scopeKey: string, cursor: string): SearchPosi
   const [microsText, convId, seqText, cursorScope] = fields as [string, string, string, string];
   const createdMicros = parseSeq(microsText);
   const seq = parseSeq(seqText);
-  if (createdMicros === null || seq === null || seq < 1 || !isUuid(convId) || cursorScope !== scopeKey) return null;
+  if (createdMicros === null || !isAcceptedMicros(createdMicros) || seq === null || seq < 1 || !isUuid(convId) || cursorScope !== scopeKey) {
+    return null;
+  }
   return { createdMicros, convId, seq };
 }

@@ -77,6 +77,7 @@ export const CATEGORIES = [
   'out-of-range page sizes',
   'forged and foreign cursors',
   'ids of other types',
+  'made-up values',
   'invalid JWTs',
   'oversized bodies',
 ] as const;
@@ -171,6 +172,18 @@ const edited = (token: string) => {
   const at = text.indexOf(':') + 3;
   return Buffer.from(`${text.slice(0, at)}${text[at] === '0' ? '1' : '0'}${text.slice(at + 1)}`).toString('base64url');
 };
+
+/** A members cursor of `convUuid` with a correct checksum around any join time and user id (cursors are not signed). */
+const handmadeMemberCursor = (convUuid: string, millisText: string, userId: string) =>
+  encodeOpaque('mb1', [convUuid, millisText, Buffer.from(userId, 'utf8').toString('base64url')]);
+const MEMBERS_AFTER = 'query ($id: ID!, $after: String) { conversation(id: $id) { members(first: 5, after: $after) { edges { cursor } } } }';
+const MESSAGES_AT = 'query ($id: ID!, $time: DateTime!) { conversation(id: $id) { messagesAt(time: $time) { startSeq } } }';
+const OPEN_DIRECT = 'mutation ($userId: ID!) { openDirectConversation(userId: $userId) { conversation { id } } }';
+const ADD_MEMBERS = 'mutation ($c: ID!, $userIds: [ID!]!) { addMembers(input: { conversationId: $c, userIds: $userIds }) { addedCount } }';
+/** A page of `convId`'s members after a hand-made cursor. */
+const membersAfter = (millisText: string, userId: string) =>
+  member(MEMBERS_AFTER, (f) => ({ id: f.convId, after: handmadeMemberCursor(cursorFields(f.cursor)[1]!, millisText, userId) }));
+const messagesAt = (time: string) => member(MESSAGES_AT, (f) => ({ id: f.convId, time }));
 
 /** A JSON body of `query` padded with white space to `bytes` bytes. */
 const padded = (bytes: number) => {
@@ -744,6 +757,36 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       request: (f) => postJson({ query: SEND, variables: { conversationId: f.convId, clientMsgId: 'intruder', text: 'let me in' } }, f.outsider),
     },
   ]),
+  ...cases('made-up values', [
+    {
+      name: 'a well-checksummed members cursor whose join time is past what a Date holds (8640000000000001 ms)',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      request: membersAfter('8640000000000001', 'bob'),
+    },
+    { name: 'a well-checksummed members cursor whose user id holds a NUL byte', status: 200, code: 'BAD_USER_INPUT', request: membersAfter('0', 'b\u0000b') },
+    { name: 'a well-checksummed members cursor whose user id is empty', status: 200, code: 'BAD_USER_INPUT', request: membersAfter('0', '') },
+    { name: 'openDirectConversation with a user id holding a NUL byte', status: 200, code: 'BAD_USER_INPUT', request: member(OPEN_DIRECT, { userId: 'b\u0000b' }) },
+    {
+      name: 'openDirectConversation with a user id holding a C1 control character',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      request: member(OPEN_DIRECT, { userId: 'b\u0085b' }),
+    },
+    {
+      name: 'addMembers with a user id holding a NUL byte',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      request: member(ADD_MEMBERS, (f) => ({ c: f.convId, userIds: ['carol', 'd\u0000d'] })),
+    },
+    { name: 'node(id:) with a user id holding a NUL byte', status: 200, code: 'NOT_FOUND', request: member('query ($id: ID!) { node(id: $id) { id } }', { id: 'b\u0000b' }) },
+    { name: 'messagesAt February 30', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-02-30T00:00:00Z') },
+    { name: 'messagesAt year 0000', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('0000-01-01T00:00:00Z') },
+    { name: 'messagesAt an hour 24', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-01-01T24:00:00Z') },
+    { name: 'messagesAt a leap second', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-12-31T23:59:60Z') },
+    { name: 'messagesAt an offset of 16 hours', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-01-01T00:00:00+16:00') },
+    { name: 'messagesAt 9999-12-31 late in a western time zone (year 10000 in UTC)', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('9999-12-31T23:00:00-05:00') },
+  ]),
   ...cases('invalid JWTs', [
     { name: 'no Authorization header on a mutation', status: 401, code: 'UNAUTHENTICATED', request: sendWith(undefined) },
     { name: 'a token without the Bearer scheme', status: 401, code: 'UNAUTHENTICATED', request: sendWith(signClaims(GOOD_CLAIMS())) },
@@ -801,6 +844,12 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       status: 401,
       code: 'UNAUTHENTICATED',
       request: sendWith(bearer(signClaims({ ...GOOD_CLAIMS(), sub: 's'.repeat(201) }))),
+    },
+    {
+      name: 'a token whose sub holds a C1 control character',
+      status: 401,
+      code: 'UNAUTHENTICATED',
+      request: sendWith(bearer(signClaims({ ...GOOD_CLAIMS(), sub: 'alice\u009b' }))),
     },
     {
       name: 'a token from another issuer',

@@ -104,6 +104,11 @@ describe('Global ids: what an id names', () => {
     expect(userIds.map(decodeGlobalId)).toEqual(userIds.map((userId) => ({ type: 'User', userId })));
   });
 
+  it('names nothing for an id that could not be a user id: empty, too long, or with a control character', () => {
+    const notUserIds = ['', 'x'.repeat(201), 'a\u0000b', 'alice\n', 'a\u007f', 'a\u0085b', 'a\ud800b'];
+    expect(notUserIds.map(decodeGlobalId)).toEqual(notUserIds.map(() => ({ type: 'Invalid' })));
+  });
+
   it('names nothing for a conversation or message id whose text was edited', () => {
     // Edit the decoded text (a uuid digit, the seq, the checksum) and re-encode, as a tamperer would.
     const retext = (id: string, from: string | RegExp, to: string) =>

@@ -15,7 +15,10 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /**
    * A point in time, as an ISO 8601 string in UTC with milliseconds, for example
-   * `2026-11-30T13:10:23.123Z`.
+   * `2026-11-30T13:10:23.123Z`. As an argument, an RFC 3339 date-time with `Z`
+   * or an offset, naming a day and time that exist, from
+   * `0001-01-01T00:00:00Z` to `9999-12-31T23:59:59.999Z`; anything else (February
+   * 30, hour 24, year 0000) is `BAD_USER_INPUT`.
    */
   DateTime: { input: string; output: string; }
   /**
