@@ -54,6 +54,8 @@ export interface Harness {
   client(userId: string, claims?: Record<string, unknown>): Promise<Client>;
   /** Posts a raw request (any headers, any body) to the GraphQL endpoint. */
   post(body: string, headers?: Record<string, string>): Promise<GraphQLResponse>;
+  /** Sends a GET with `params` as the query string to the GraphQL endpoint. */
+  get(params: Record<string, string>, headers?: Record<string, string>): Promise<GraphQLResponse>;
   close(): Promise<void>;
 }
 
@@ -87,11 +89,11 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     },
     0,
   );
-  const post = async (body: string, headers: Record<string, string> = {}): Promise<GraphQLResponse> => {
+  const send = async (method: 'GET' | 'POST', search: string, body: string | undefined, headers: Record<string, string>): Promise<GraphQLResponse> => {
     const requestId = String(nextRequestId++);
-    const response = await fetch(server.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-test-request-id': requestId, ...headers },
+    const response = await fetch(`${server.url}${search}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'x-test-request-id': requestId, ...headers },
       body,
     });
     const text = await response.text();
@@ -106,12 +108,16 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     }
     return { status: response.status, data: parsed.data, errors: parsed.errors, stats, text };
   };
+  const post = (body: string, headers: Record<string, string> = {}) => send('POST', '', body, headers);
+  const get = (params: Record<string, string>, headers: Record<string, string> = {}) =>
+    send('GET', `?${new URLSearchParams(params).toString()}`, undefined, headers);
   return {
     backend,
     database,
     server,
     config,
     post,
+    get,
     async client(userId, claims = {}) {
       const token = await signToken(TEST_SECRET, userId, 3600, claims);
       return {
