@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
-import { type Config, readConfig } from './config.ts';
+import { type Config, readConfig, SETTINGS } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
 import { createRunner } from './db/runner.ts';
@@ -27,7 +27,7 @@ import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve [--no-demo] | migrate | purge | reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench]
+const USAGE = `Usage: backscroll [serve [--no-demo] | migrate | purge | reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench | help]
 
   serve            start the GraphQL server (the default); on an empty embedded database it first
                    creates a demo (users alice and bob, 1,000 messages) unless --no-demo
@@ -36,10 +36,18 @@ const USAGE = `Usage: backscroll [serve [--no-demo] | migrate | purge | reindex-
   reindex-search   index the messages search cannot see yet (--all: every message, after a tokenizer change)
   token <userId>   print a signed token for that user (--admin: with the admin role)
   seed --bench     load the benchmark data set into DATABASE_URL
+  help             print this
 
-Environment: PORT, JWT_SECRET, DATABASE_URL, BACKSCROLL_DATA_DIR, NODE_ENV,
-REVOKE_WINDOW_SECONDS, BACKSCROLL_INTROSPECTION, BACKSCROLL_LANDING_PAGE, LOG_LEVEL,
-RETENTION_DAYS, RETENTION_MAX_MESSAGES, PURGE_INTERVAL_SECONDS, CHANGE_FEED_DAYS.`;
+Settings (environment variables; the table of them in README.md says more):
+${settingsTable()}`;
+
+/** `SETTINGS` (src/config.ts) as aligned lines of name, default and meaning. */
+function settingsTable(): string {
+  const width = (values: string[]) => Math.max(...values.map((v) => v.length));
+  const defaults = SETTINGS.map((s) => s.default ?? 'unset');
+  const [nameWidth, defaultWidth] = [width(SETTINGS.map((s) => s.name)), width(defaults)];
+  return SETTINGS.map((s, i) => `  ${s.name.padEnd(nameWidth)}  ${defaults[i]!.padEnd(defaultWidth)}  ${s.meaning}`).join('\n');
+}
 
 function fail(message: string): never {
   process.stderr.write(`backscroll: ${message}\n`);
@@ -309,8 +317,12 @@ async function token(args: string[]): Promise<void> {
 }
 
 const [command = 'serve', ...rest] = process.argv.slice(2);
+const help = async () => void process.stdout.write(`${USAGE}\n`);
 const commands: Record<string, () => Promise<void>> = {
   serve: () => serve(rest),
+  help,
+  '--help': help,
+  '-h': help,
   migrate,
   purge,
   'reindex-search': () => reindex(rest),

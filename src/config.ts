@@ -77,13 +77,70 @@ export interface Config {
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
-type Env = Record<string, string | undefined>;
+/** One environment variable the server reads. */
+export interface Setting {
+  name: string;
+  /** The value that applies while it is unset, outside production (`meaning` says what production changes); null: none. */
+  default: string | null;
+  meaning: string;
+}
+
+/**
+ * Every environment variable `readConfig` reads, once: it can read no other
+ * (its environment is typed by these names), `backscroll --help` prints this
+ * list, test/unit/config.test.ts checks each default and that each name is
+ * read, and the README's configuration table may name only these.
+ */
+export const SETTINGS = [
+  { name: 'PORT', default: '4000', meaning: 'HTTP port of /graphql' },
+  { name: 'NODE_ENV', default: null, meaning: '`production` requires a token key and turns introspection and Sandbox off' },
+  { name: 'JWT_SECRET', default: null, meaning: 'HS256 secret, 32+ characters (development: a per-data-folder secret)' },
+  { name: 'JWT_JWKS_URL', default: null, meaning: "an identity provider's key set: its RS256/ES256 tokens are accepted" },
+  { name: 'JWT_ISSUER', default: null, meaning: 'the `iss` every token must carry' },
+  { name: 'JWT_AUDIENCE', default: null, meaning: 'the `aud` every token must carry' },
+  { name: 'DATABASE_URL', default: null, meaning: 'postgres://… to use PostgreSQL; unset: embedded PGlite' },
+  { name: 'BACKSCROLL_DATA_DIR', default: '.backscroll', meaning: 'where PGlite and the development secret live' },
+  { name: 'BACKSCROLL_INTROSPECTION', default: 'on', meaning: 'schema introspection (off by default in production)' },
+  { name: 'BACKSCROLL_LANDING_PAGE', default: 'on', meaning: 'Apollo Sandbox on GET /graphql (off by default in production)' },
+  { name: 'REVOKE_WINDOW_SECONDS', default: '120', meaning: 'how long a sender may revoke their own message' },
+  { name: 'DATABASE_POOL_SIZE', default: '10', meaning: 'PostgreSQL connections per server process' },
+  { name: 'BACKSCROLL_WORKERS', default: '1', meaning: 'server processes sharing the port (more than one needs DATABASE_URL)' },
+  { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement_timeout of the server connections' },
+  { name: 'REQUEST_DATABASE_TIME_MS', default: '5000', meaning: 'database time one request (or live event view) may use in all' },
+  { name: 'RATE_LIMIT_SEND_PER_SECOND', default: '20', meaning: 'sendMessage calls per user per second' },
+  { name: 'RATE_LIMIT_SEND_BURST', default: '40', meaning: 'sendMessage calls per user at once' },
+  { name: 'RATE_LIMIT_MUTATIONS_PER_SECOND', default: '10', meaning: 'calls of each other mutation per user per second' },
+  { name: 'RATE_LIMIT_MUTATIONS_BURST', default: '20', meaning: 'calls of each other mutation per user at once' },
+  { name: 'RATE_LIMIT_SUBSCRIBE_PER_SECOND', default: '10', meaning: 'subscriptions started per user per second' },
+  { name: 'RATE_LIMIT_SUBSCRIBE_BURST', default: '100', meaning: 'subscriptions started per user at once' },
+  { name: 'RATE_LIMIT_CONNECT_PER_SECOND', default: '1', meaning: 'WebSocket connections opened per user per second' },
+  { name: 'RATE_LIMIT_CONNECT_BURST', default: '20', meaning: 'WebSocket connections opened per user at once' },
+  { name: 'MAX_SOCKETS_PER_USER', default: '10', meaning: 'WebSocket connections one user may hold open' },
+  { name: 'MAX_QUERY_NODES', default: '10000', meaning: 'the largest cost one operation may have' },
+  { name: 'MAX_QUERY_DEPTH', default: '12', meaning: 'the deepest selection one operation may have' },
+  { name: 'MAX_QUERY_ALIASES', default: '15', meaning: 'aliases one operation may use' },
+  { name: 'MAX_QUERY_TOKENS', default: '2000', meaning: 'tokens one document may have' },
+  { name: 'MAX_QUERY_DIRECTIVES', default: '50', meaning: 'directives one operation may use' },
+  { name: 'LOG_LEVEL', default: 'info', meaning: 'pino log level (silent to mute)' },
+  { name: 'RETENTION_DAYS', default: null, meaning: "the server's retention in days; unset: keep everything" },
+  { name: 'RETENTION_MAX_MESSAGES', default: null, meaning: "the server's retention in messages per conversation; unset: keep all" },
+  { name: 'PURGE_INTERVAL_SECONDS', default: null, meaning: 'run the purge in the server this often; unset: only `backscroll purge`' },
+  { name: 'CHANGE_FEED_DAYS', default: '30', meaning: 'how long change-feed entries are kept' },
+  { name: 'METRICS_TOKEN', default: null, meaning: 'the bearer token GET /metrics requires; unset: open' },
+  { name: 'TRUSTED_DOCUMENTS', default: null, meaning: 'path of a trusted-documents manifest' },
+  { name: 'TRUSTED_DOCUMENTS_ONLY', default: 'off', meaning: "run only the manifest's documents (on by default in production)" },
+] as const satisfies readonly Setting[];
+
+/** The name of a setting in `SETTINGS`. */
+export type SettingName = (typeof SETTINGS)[number]['name'];
+
+type Env = Partial<Record<SettingName, string>>;
 
 /** Reads the configuration from `env` (usually `process.env`). */
 export function readConfig(env: Env): ConfigResult {
   const problems: string[] = [];
   const production = env.NODE_ENV === 'production';
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
+  const integer = (name: SettingName, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const value = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
@@ -94,12 +151,12 @@ export function readConfig(env: Env): ConfigResult {
     return value;
   };
   /** A positive integer up to `max`, or null when unset (no limit). */
-  const optionalInteger = (name: string, max: number): number | null => {
+  const optionalInteger = (name: SettingName, max: number): number | null => {
     const raw = env[name];
     if (raw === undefined || raw === '') return null;
     return integer(name, 1, 1, max);
   };
-  const flag = (name: string, fallback: boolean): boolean => {
+  const flag = (name: SettingName, fallback: boolean): boolean => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;

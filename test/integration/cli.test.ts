@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { jwtVerify } from 'jose';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/auth/tokens.ts';
+import { SETTINGS } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { migrationStatus } from '../../src/db/migrate.ts';
 import { backends, createScratchDatabase } from '../helpers/database.ts';
@@ -33,24 +34,10 @@ const SEND = `mutation Send($id: ID!) {
 }`;
 const CONVERSATION = 'query Conversation($id: ID!) { conversation(id: $id) { maxSeq messages(last: 5) { edges { node { seq } } } } }';
 
-/** What the parent environment must not leak into the command: each test says what it sets. */
-const CONFIG_VARIABLES = [
-  'DATABASE_URL',
-  'JWT_SECRET',
-  'NODE_ENV',
-  'PORT',
-  'BACKSCROLL_DATA_DIR',
-  'BACKSCROLL_INTROSPECTION',
-  'BACKSCROLL_LANDING_PAGE',
-  'REVOKE_WINDOW_SECONDS',
-  'DATABASE_POOL_SIZE',
-  'LOG_LEVEL',
-  'BACKSCROLL_WORKERS',
-];
-
+/** The parent environment without any setting (they must not leak into the command: each test says what it sets), plus `settings`. */
 function environment(settings: Record<string, string>): NodeJS.ProcessEnv {
   const env = { ...process.env };
-  for (const name of CONFIG_VARIABLES) delete env[name];
+  for (const { name } of SETTINGS) delete env[name];
   return { ...env, ...settings };
 }
 
@@ -244,6 +231,14 @@ describe('The backscroll command', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/usage/i);
     });
+  });
+
+  it('prints the usage with every setting, its default and meaning for --help, and exits 0', async () => {
+    const result = await runCli(['--help'], {});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: backscroll/);
+    const table = result.stdout.slice(result.stdout.indexOf('\nSettings')).trim().split('\n').slice(1);
+    expect(table.map((line) => line.trim().split(/ {2,}/))).toEqual(SETTINGS.map((s) => [s.name, s.default ?? 'unset', s.meaning]));
   });
 
   it('refuses an unknown command with a non-zero exit and the usage', async () => {

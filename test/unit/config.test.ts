@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Config, readConfig } from '../../src/config.ts';
+import { type Config, readConfig, SETTINGS } from '../../src/config.ts';
 
 const SECRET_32 = 's'.repeat(32);
 const SECRET_31 = 's'.repeat(31);
@@ -289,5 +289,19 @@ describe('Configuration: trusted documents', () => {
 
   it('serves production without a manifest, and then without trusted documents', () => {
     expect(readConfig(PRODUCTION)).toEqual(accepted({ trustedDocuments: null }, PRODUCTION_DEFAULTS));
+  });
+});
+
+describe('The settings declaration', () => {
+  it('names exactly the variables readConfig reads', () => {
+    const read = new Set<string>();
+    const recording = new Proxy({}, { get: (_target, key) => (typeof key === 'string' && read.add(key), undefined) });
+    readConfig(recording);
+    expect([...read].sort()).toEqual(SETTINGS.map((s) => s.name).sort());
+  });
+
+  it('states the default readConfig applies: setting a variable to its declared default changes nothing', () => {
+    const declared = SETTINGS.filter((s) => s.default !== null);
+    expect(declared.map((s) => [s.name, readConfig({ [s.name]: s.default })])).toEqual(declared.map((s) => [s.name, readConfig({})]));
   });
 });
