@@ -4,9 +4,7 @@
  * already decoded cursors to seqs.
  */
 
-/** Page sizes: a default for a bare request and a hard maximum (never clamped). */
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+import { isGiven as given, listSize } from './listSizes.ts';
 
 /**
  * A keyset window. `forward`: the `size` oldest visible messages with seq
@@ -33,16 +31,6 @@ export interface ArgumentProblem {
 
 export type WindowResult = { ok: true; window: PageWindow } | { ok: false; problem: ArgumentProblem };
 
-const given = (value: number | null | undefined): value is number => value !== null && value !== undefined;
-
-/** Checks that a page size is an integer from 1 to MAX_PAGE_SIZE. */
-export function checkPageSize(argumentName: string, value: number): ArgumentProblem | null {
-  if (Number.isInteger(value) && value >= 1 && value <= MAX_PAGE_SIZE) return null;
-  return {
-    argumentName,
-    message: `Argument \`${argumentName}\` must be between 1 and ${MAX_PAGE_SIZE}, got ${value}.`,
-  };
-}
 
 /** Resolves the arguments of `messages` into a window, or says which argument is wrong. */
 export function pageWindow(args: PageArgs): WindowResult {
@@ -63,40 +51,33 @@ export function pageWindow(args: PageArgs): WindowResult {
   if (given(last) && given(afterSeq)) {
     return refuse('after', 'Argument `after` pages forward and goes with `first`, not `last`.');
   }
-  const sizeArgument = given(first) ? 'first' : given(last) ? 'last' : null;
-  const size = given(first) ? first : given(last) ? last : DEFAULT_PAGE_SIZE;
-  if (sizeArgument !== null) {
-    const problem = checkPageSize(sizeArgument, size);
-    if (problem) return { ok: false, problem };
-  }
+  // Sizes and their range come from the one table (listSizes.ts): `messages`.
+  const checked = given(first) ? listSize('messages', 'first', first) : listSize('messages', 'last', last);
+  if (!checked.ok) return { ok: false, problem: checked.problem };
+  const size = checked.size;
   if (given(first) || given(afterSeq)) {
     return { ok: true, window: { direction: 'forward', size, afterSeq: afterSeq ?? 0 } };
   }
   return { ok: true, window: { direction: 'backward', size, beforeSeq: beforeSeq ?? null } };
 }
 
-/** Checks a jump's side count (`messagesAround`'s `before`/`after`, `messages(around:)`'s `first`/`last`): an integer from 0 to MAX_PAGE_SIZE. */
-export function checkAroundCount(argumentName: string, value: number): ArgumentProblem | null {
-  if (Number.isInteger(value) && value >= 0 && value <= MAX_PAGE_SIZE) return null;
-  return {
-    argumentName,
-    message: `Argument \`${argumentName}\` must be between 0 and ${MAX_PAGE_SIZE}, got ${value}.`,
-  };
+/** Checks a jump's side count (`messagesAround`'s and `messagesAt`'s `before`/`after`): answers the count, or the problem. */
+export function aroundCount(argumentName: string, value: number | null | undefined): { ok: true; size: number } | { ok: false; problem: ArgumentProblem } {
+  return listSize('aroundSide', argumentName, value);
 }
-
-/** Each side of `messages(around:)` when neither `first` nor `last` is given. */
-export const AROUND_SIDE_DEFAULT = 10;
 
 /**
  * The sides of `messages(around:)`: `last` older messages and `first` newer
  * ones, the way `last` counts backward and `first` forward everywhere else;
- * AROUND_SIDE_DEFAULT each when neither is given, 0 for the one left out
+ * the table's `jumpSide` default each when neither is given, 0 for the one left out
  * when only one is ("start the page at the anchor" is `first` alone).
  */
 export function aroundSides(first: number | null | undefined, last: number | null | undefined): { ok: true; older: number; newer: number } | { ok: false; problem: ArgumentProblem } {
   const neither = !given(first) && !given(last);
-  const older = given(last) ? last : neither ? AROUND_SIDE_DEFAULT : 0;
-  const newer = given(first) ? first : neither ? AROUND_SIDE_DEFAULT : 0;
-  const problem = (given(last) ? checkAroundCount('last', last) : null) ?? (given(first) ? checkAroundCount('first', first) : null);
-  return problem ? { ok: false, problem } : { ok: true, older, newer };
+  const side = (argumentName: string, value: number | null | undefined) => (given(value) || neither ? listSize('jumpSide', argumentName, value) : ({ ok: true, size: 0 } as const));
+  const older = side('last', last);
+  if (!older.ok) return older;
+  const newer = side('first', first);
+  if (!newer.ok) return newer;
+  return { ok: true, older: older.size, newer: newer.size };
 }

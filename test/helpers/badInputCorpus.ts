@@ -640,7 +640,8 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     { name: 'first: 0', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ first: 0 })) },
     { name: 'first: -1', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ first: -1 })) },
     { name: 'first: 101', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ first: 101 })) },
-    { name: 'last: 1,000,000,000', status: 400, code: 'QUERY_TOO_COMPLEX', request: page(() => ({ last: 1_000_000_000 })) },
+    // Counted at the table's maximum by the gate, then refused by the resolver naming the argument and its range.
+    { name: 'last: 1,000,000,000', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ last: 1_000_000_000 })) },
     {
       name: 'last: 2^31 written into the document',
       status: 400,

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import {
-  AROUND_SIDE_DEFAULT,
-  aroundSides,
-  checkAroundCount,
-  checkPageSize,
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  type PageArgs,
-  pageWindow,
-} from '../../src/history/pageWindow.ts';
+import { LIST_SIZES, listSize } from '../../src/history/listSizes.ts';
+import { aroundCount, aroundSides, type PageArgs, pageWindow } from '../../src/history/pageWindow.ts';
+
+const AROUND_SIDE_DEFAULT = LIST_SIZES.jumpSide.default;
+/** The page-size check of the table, answering null for an accepted size. */
+const checkPageSize = (argumentName: string, value: number) => {
+  const checked = listSize('messages', argumentName, value);
+  return checked.ok ? null : checked.problem;
+};
+const checkAroundCount = (argumentName: string, value: number) => {
+  const checked = aroundCount(argumentName, value);
+  return checked.ok ? null : checked.problem;
+};
 
 const forward = (size: number, afterSeq: number) => ({ ok: true, window: { direction: 'forward', size, afterSeq } });
 const backward = (size: number, beforeSeq: number | null) => ({ ok: true, window: { direction: 'backward', size, beforeSeq } });
@@ -33,7 +36,7 @@ const OUT_OF_RANGE_SIZES = [0, -1, 101, 500, 1.5, 99.999, Number.NaN, Number.POS
 
 describe('Page sizes', () => {
   it('defaults to 20 and allows at most 100', () => {
-    expect([DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE]).toEqual([20, 100]);
+    expect([LIST_SIZES.messages.default, LIST_SIZES.messages.max]).toEqual([20, 100]);
   });
 
   it('accepts 1 and 100 and every integer between', () => {

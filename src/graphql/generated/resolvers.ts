@@ -178,6 +178,7 @@ export type Conversation = Node & {
    * `messages(before: pageInfo.startCursor)` and
    * `messages(after: pageInfo.endCursor)`. A message of another conversation
    * answers `NOT_FOUND`.
+   * @deprecated Use `messages(around: messageId, last: before, first: after)`: one field for pages and jumps, which Apollo Client's relayStylePagination merges. Kept, with its defaults of 20 a side, for existing clients.
    */
   messagesAround: MessageConnection;
   /**

@@ -20,16 +20,13 @@ import type {
 } from '../generated/resolvers.ts';
 import type { KeysetPage } from '../models.ts';
 import { checkedTitle } from './arguments.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
 
-const MAX_PAGE = 100;
 
 export const viewerAnnouncementFields: Pick<ViewerResolvers, 'announcements' | 'unreadAnnouncementCount'> = {
   announcements: async (_viewer, args, context) => {
     const { viewerId } = viewerOf(context);
-    const first = args.first ?? 20;
-    const problem = keysetSizeProblem(first, MAX_PAGE);
-    if (problem !== null) throw badUserInput(problem, 'first');
+    const first = keysetSize('announcements', args.first);
     let beforeId: number | null = null;
     if (args.after !== null && args.after !== undefined) {
       beforeId = decodeAnnouncementCursor(args.after);

@@ -3,18 +3,18 @@ import { decodeChangeCursor, decodeCursor } from '../../history/cursor.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
 import { sliceAround, slicePage } from '../../history/pageSlice.ts';
 import { pageSpan } from '../../history/pageSpan.ts';
-import { aroundSides, checkAroundCount, pageWindow } from '../../history/pageWindow.ts';
+import { aroundCount, aroundSides, pageWindow } from '../../history/pageWindow.ts';
 import { effectivePolicy } from '../../history/retention.ts';
 import { readChanges } from '../../store/changes.ts';
 import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
+import { keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
 import type { RequestContext } from '../context.ts';
 import type { ConnectionModel, ConversationModel } from '../models.ts';
 
-const MAX_CHANGES = 500;
 
 /** A cursor argument as a seq, or `BAD_USER_INPUT` naming the argument. */
 function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: string | null | undefined): number | null {
@@ -93,11 +93,11 @@ async function jumpToMessage(
 
 /** `before`/`after` of a jump, checked; `BAD_USER_INPUT` naming the argument otherwise. */
 function aroundCounts(args: { before?: number | null; after?: number | null }): { before: number; after: number } {
-  const before = args.before ?? 20;
-  const after = args.after ?? 20;
-  const problem = checkAroundCount('before', before) ?? checkAroundCount('after', after);
-  if (problem) throw badUserInput(problem.message, problem.argumentName);
-  return { before, after };
+  const before = aroundCount('before', args.before);
+  if (!before.ok) throw badUserInput(before.problem.message, before.problem.argumentName);
+  const after = aroundCount('after', args.after);
+  if (!after.ok) throw badUserInput(after.problem.message, after.problem.argumentName);
+  return { before: before.size, after: after.size };
 }
 const row = (conversation: ConversationModel, context: RequestContext) => conversationRow(viewerOf(context).loaders, conversation);
 
@@ -169,10 +169,7 @@ export const Conversation: ConversationResolvers = {
 
   changes: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
-    const first = args.first ?? 100;
-    if (!Number.isInteger(first) || first < 1 || first > MAX_CHANGES) {
-      throw badUserInput(`Argument \`first\` must be 1 to ${MAX_CHANGES}, got ${echo(first)}.`, 'first');
-    }
+    const first = keysetSize('changes', args.first);
     const after = changeCursorSeq(conversation.id, args.after);
     const page = await readChanges(context.db, viewerId, context.retention, conversation.id, after ?? 0, first);
     if (page === null) throw gone(conversation.id);

@@ -3,6 +3,8 @@
  * page (inbox, members, announcements): each is a `KeysetPage` of rows with
  * a way to make a row's cursor, so the connection resolvers are written once.
  */
+import { type ListName, listSize } from '../../history/listSizes.ts';
+import { badUserInput } from '../errors.ts';
 import type { KeysetEdge, KeysetPage, PageInfoModel } from '../models.ts';
 
 /** The edges of a keyset page, in page order. */
@@ -22,9 +24,11 @@ export function keysetPageInfo<Row>(page: KeysetPage<Row>): PageInfoModel {
   };
 }
 
-/** `first` of a keyset field, checked: 1 to `max`, else `BAD_USER_INPUT`-worthy problem text. */
-export function keysetSizeProblem(first: number, max: number): string | null {
-  return Number.isInteger(first) && first >= 1 && first <= max ? null : `Argument \`first\` must be 1 to ${max}, got ${first}.`;
+/** The size a list's `first` argument asks for, from the one table of list sizes; `BAD_USER_INPUT` naming it when out of range. */
+export function keysetSize(list: ListName, first: number | null | undefined): number {
+  const checked = listSize(list, 'first', first);
+  if (!checked.ok) throw badUserInput(checked.problem.message, checked.problem.argumentName);
+  return checked.size;
 }
 
 /** The resolvers of a keyset connection type: its edges and page info. */

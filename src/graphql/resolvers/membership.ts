@@ -16,10 +16,9 @@ import { badUserInput, echo, forbidden } from '../errors.ts';
 import type { ConversationResolvers, MemberConnectionResolvers, MemberEdgeResolvers, MemberResolvers, MutationResolvers } from '../generated/resolvers.ts';
 import type { KeysetPage } from '../models.ts';
 import { checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, freshConversation } from './lookups.ts';
 
-const MAX_PAGE = 100;
 
 /** The error for a refused membership change on conversation `id`. */
 function refusal(kind: MembershipRefusal, id: string, what: string) {
@@ -40,9 +39,7 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
     (await conversationRow(viewerOf(context).loaders, conversation)).historyVisibility === 'since_joined' ? 'SINCE_JOINED' : 'SHARED',
   members: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
-    const first = args.first ?? 50;
-    const problem = keysetSizeProblem(first, MAX_PAGE);
-    if (problem !== null) throw badUserInput(problem, 'first');
+    const first = keysetSize('members', args.first);
     let after: { joinedAt: string; userId: string } | null = null;
     if (args.after !== null && args.after !== undefined) {
       after = decodeMemberCursor(conversation.id, args.after);

@@ -8,10 +8,9 @@ import { badUserInput, echo } from '../errors.ts';
 import type { MessageSearchConnectionResolvers, MessageSearchEdgeResolvers, QueryResolvers } from '../generated/resolvers.ts';
 import type { MessageSearchConnectionModel, SearchHitModel } from '../models.ts';
 import { conversationUuid } from './arguments.ts';
-import { keysetConnectionResolvers, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 import { conversationNotFound } from './lookups.ts';
 
-const MAX_PAGE = 100;
 
 /** The `search` field of `Query`. */
 export const searchQuery: Pick<QueryResolvers, 'search'> = {
@@ -27,9 +26,7 @@ export const searchQuery: Pick<QueryResolvers, 'search'> = {
       throw badUserInput(problem, 'query');
     }
     const query = parsed.query;
-    const first = args.first ?? 20;
-    const sizeProblem = keysetSizeProblem(first, MAX_PAGE);
-    if (sizeProblem !== null) throw badUserInput(sizeProblem, 'first');
+    const first = keysetSize('search', args.first);
     const scopeKey = searchScopeKey(query.key, convId);
     const after = args.after === null || args.after === undefined ? null : decodeSearchCursor(scopeKey, args.after);
     if (after === null && args.after !== null && args.after !== undefined) {

@@ -6,18 +6,15 @@ import { viewerOf } from '../context.ts';
 import { badUserInput, echo } from '../errors.ts';
 import type { ConversationConnectionResolvers, ConversationEdgeResolvers, ViewerResolvers } from '../generated/resolvers.ts';
 import type { ConversationConnectionModel } from '../models.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSizeProblem } from './keyset.ts';
+import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
 
-const MAX_PAGE = 100;
 
 /** `Viewer` but its announcements (see announcements.ts). */
 export const Viewer: Pick<ViewerResolvers, 'user' | 'conversations'> = {
   user: (viewer) => ({ id: viewer.id }),
   conversations: async (_viewer, args, context) => {
     const { viewerId, loaders } = viewerOf(context);
-    const first = args.first ?? 20;
-    const problem = keysetSizeProblem(first, MAX_PAGE);
-    if (problem !== null) throw badUserInput(problem, 'first');
+    const first = keysetSize('conversations', args.first);
     const after = args.after === null || args.after === undefined ? null : decodeInboxCursor(args.after);
     if (after === null && args.after !== null && args.after !== undefined) {
       throw badUserInput(
