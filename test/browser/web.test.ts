@@ -60,6 +60,8 @@ describe('examples/web in headless Chromium', () => {
   const pageErrors: string[] = [];
   /** Every operation text the page sent (HTTP and WebSocket), to check against the trusted-documents manifest. */
   const sentTexts: { name: string; query: string }[] = [];
+  /** Every WebSocket frame the page received, in order. */
+  const receivedFrames: string[] = [];
 
   const shot = async (name: string) => {
     const path = join(SCREENSHOTS, `${name}.png`);
@@ -73,6 +75,15 @@ describe('examples/web in headless Chromium', () => {
     expect(new Set(seqs).size, `a message is shown twice: ${seqs}`).toBe(seqs.length);
     return seqs;
   };
+  /** How many subscriptions the server has registered (its gauge on /metrics). */
+  const openSubscriptions = async () => {
+    const text = await (await fetch(new URL('/metrics', harness.server.url))).text();
+    return Number(/^backscroll_subscriptions_open (\d+)$/m.exec(text)?.[1] ?? 0);
+  };
+  /** How many `ConversationEvents` subscriptions the page has started. */
+  const subscribesSent = () => sentTexts.filter((s) => s.name === 'ConversationEvents').length;
+  /** Resolves once the page has run its pending renders (two animation frames). */
+  const rendered = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   const inboxItem = (id: string) => page.locator(`[data-testid=inbox] li[data-conversation-id="${id}"]`);
   /** Whether `selector` lies fully inside the scrolling message list's visible area. */
   const inView = (selector: string) =>
@@ -123,12 +134,13 @@ describe('examples/web in headless Chromium', () => {
         sentTexts.push({ name: body.operationName, query: body.query });
       }
     });
-    page.on('websocket', (socket) =>
+    page.on('websocket', (socket) => {
       socket.on('framesent', ({ payload }) => {
         const message = JSON.parse(String(payload)) as { type: string; payload?: { operationName: string; query: string } };
         if (message.type === 'subscribe') sentTexts.push({ name: message.payload!.operationName, query: message.payload!.query });
-      }),
-    );
+      });
+      socket.on('framereceived', ({ payload }) => receivedFrames.push(String(payload)));
+    });
     const query = new URLSearchParams({ server: harness.server.url, token: alice.token });
     await page.goto(`${site.url}?${query}`);
   }, 240_000);
@@ -174,12 +186,16 @@ describe('examples/web in headless Chromium', () => {
     await page.waitForFunction((seq) => !!document.querySelector(`li[data-seq="${seq}"]`), before - 1);
     // The page grew on top, and the message that was at the top is still near it, not jumped away.
     expect(await messages().evaluate((el) => el.scrollTop)).toBeGreaterThan(0);
-    // Keep scrolling up to the very first message.
-    for (let i = 0; i < 10 && !(await page.locator('li[data-seq="1"]').count()); i++) {
+    // Keep scrolling up to the very first message: each time the list is idle
+    // (a scroll while a page loads is ignored), then until an older message shows.
+    const historyStart = page.getByTestId('history-start');
+    for (;;) {
+      await historyStart.getByRole('button', { name: 'Load older' }).or(historyStart.getByText('Beginning of the conversation')).waitFor();
+      if (await page.locator('li[data-seq="1"]').count()) break;
+      const oldest = Math.min(...(await seqsShown()));
       await messages().evaluate((el) => (el.scrollTop = 0));
-      await page.waitForTimeout(300);
+      await page.locator(`li[data-seq="${oldest - 1}"]`).waitFor({ state: 'attached' });
     }
-    await page.locator('li[data-seq="1"]').waitFor({ state: 'attached' });
     expect(await page.getByTestId('history-start').textContent()).toBe('Beginning of the conversation');
     const seqs = await seqsShown();
     expect(seqs).toEqual(Array.from({ length: GROUP_MESSAGES }, (_, i) => i + 1));
@@ -202,31 +218,36 @@ describe('examples/web in headless Chromium', () => {
     const below = Math.max(...(await seqsShown()));
     await messages().evaluate((el) => (el.scrollTop = el.scrollHeight));
     await page.locator(`li[data-seq="${below + 1}"]`).waitFor({ state: 'attached' });
-    await page.waitForTimeout(300);
+    // Idle in both directions: a second fetch of the same page would show here as a duplicate.
+    await messages().getByText(/^Loading (older|newer) messages…$/).waitFor({ state: 'detached' });
     const paged = await seqsShown();
     expect(paged).toEqual(Array.from({ length: paged.length }, (_, i) => i + 1)); // contiguous from seq 1
   });
 
   it('shows a message the other user sends, live', async () => {
+    const subscribed = subscribesSent();
     await page.evaluate((hash) => (window.location.hash = hash), `#/c/${encodeURIComponent(groupId)}`);
     await page.locator(`li[data-seq="${GROUP_MESSAGES}"]`).waitFor();
-    // The subscription starts with the view; wait until the server has it before sending.
+    // The view subscribes as it opens (and the permalink view's subscription
+    // ends before, on the same socket): send once the server has the new one.
+    await expect.poll(subscribesSent).toBe(subscribed + 1);
+    await expect.poll(openSubscriptions, { timeout: 10_000 }).toBe(1);
     const text = 'Live: bob says hello while Alice watches';
-    let sent: { seq: number } | undefined;
-    for (let i = 0; i < 20 && !sent; i++) {
-      await page.waitForTimeout(250);
-      const probe = await send(bob, groupId, `${text} (${i})`, `live-${i}`);
-      if (await page.locator(`li[data-seq="${probe.seq}"]`).waitFor({ timeout: 1_000 }).then(() => true, () => false)) sent = probe;
-    }
-    expect(sent, 'no live message reached the page').toBeDefined();
-    expect(await page.locator(`li[data-seq="${sent!.seq}"] .text`).textContent()).toContain(text);
-    expect(await inView(`li[data-seq="${sent!.seq}"]`)).toBe(true);
+    const sent = await send(bob, groupId, text, 'live');
+    await page.locator(`li[data-seq="${sent.seq}"]`).waitFor();
+    expect(await page.locator(`li[data-seq="${sent.seq}"] .text`).textContent()).toBe(text);
+    expect(await inView(`li[data-seq="${sent.seq}"]`)).toBe(true);
     // Alice's own send shows once (from the live event or the catch-up after the mutation, never both).
-    await page.getByRole('textbox', { name: 'Message' }).fill('Thanks Bob, sent from the page');
+    const ownText = 'Thanks Bob, sent from the page';
+    await page.getByRole('textbox', { name: 'Message' }).fill(ownText);
+    const caughtUp = page.waitForResponse((response) => response.request().postDataJSON()?.operationName === 'MessagesAfter');
     await page.getByRole('button', { name: 'Send' }).click();
-    const own = page.locator('li.message.own', { hasText: 'Thanks Bob, sent from the page' });
+    const own = page.locator('li.message.own', { hasText: ownText });
     await own.waitFor();
-    await page.waitForTimeout(500);
+    // Both ways it can arrive have landed (the catch-up after the send and the live event), and rendered.
+    await caughtUp;
+    await expect.poll(() => receivedFrames.some((frame) => frame.includes(ownText))).toBe(true);
+    await rendered();
     expect(await own.count()).toBe(1);
     expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('');
     // The inbox preview follows the open conversation.
