@@ -155,7 +155,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     schema,
     authenticate,
     makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }), live, resync }),
-    limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens },
+    limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens, maxCost: config.queryLimits.nodes },
     gate,
     limiter,
     sockets,

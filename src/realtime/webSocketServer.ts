@@ -71,7 +71,8 @@ export interface SubscriptionServerOptions {
   authenticate(header: string | undefined): Promise<Authentication>;
   /** The context of one subscription by `auth`; `resync` closes its socket so the client reconnects. */
   makeContext(auth: Authentication & { kind: 'user' }, resync: (reason: string) => void): SubscriptionContext;
-  limits: { validationRules: ValidationRule[]; maxTokens: number };
+  /** `maxCost`: what the open subscriptions of one socket may cost per event, together. */
+  limits: { validationRules: ValidationRule[]; maxTokens: number; maxCost: number };
   /** The operation gate every operation passes, HTTP or WebSocket. */
   gate: OperationGate;
   /** Counts sockets opened per user (`connect`). */
@@ -100,6 +101,8 @@ type ConnectionExtra = {
   expiry: NodeJS.Timeout;
   /** Gives back this socket's place in its user's socket limit. */
   release: () => void;
+  /** The cost per event of each open subscription, by id: together they stay within the operation limit. */
+  costs: Map<string, number>;
 };
 
 /** The `authorization` entry of `connectionParams`, either spelling; undefined when absent or not a string. */
@@ -134,7 +137,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
   const wss = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayloadBytes });
 
   /** The arguments to run `payload` with, or the errors that refuse it. */
-  const prepare = async (extra: Partial<ConnectionExtra> & { socket: WebSocket }, open: number, payload: SubscribePayload): Promise<ExecutionArgs | GraphQLError[]> => {
+  const prepare = async (extra: Partial<ConnectionExtra> & { socket: WebSocket }, id: string, open: number, payload: SubscribePayload): Promise<ExecutionArgs | GraphQLError[]> => {
     const auth = extra.auth;
     // graphql-ws refuses a subscribe before the connection is acknowledged; guard anyway.
     if (auth === undefined) return [refusal('Authenticate in `connectionParams` first.', 'UNAUTHENTICATED')];
@@ -162,6 +165,19 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       const { http: _http, ...extensions } = decision.error.extensions as Record<string, unknown>;
       return [refusal(decision.error.message, String(extensions.code), extensions)];
     }
+    // Each subscription is within the limit; a hundred of them on one socket must be too, together.
+    const costs = (extra.costs ??= new Map());
+    const socketCost = [...costs.values()].reduce((sum, cost) => sum + cost, 0) + decision.analysis.cost;
+    if (socketCost > limits.maxCost) {
+      return [
+        refusal(
+          `This connection's subscriptions could return up to ${socketCost} items per event together; the limit is ${limits.maxCost}. Complete some, or ask for less in each.`,
+          'QUERY_TOO_COMPLEX',
+          { cost: socketCost, limit: limits.maxCost },
+        ),
+      ];
+    }
+    costs.set(id, decision.analysis.cost);
     return {
       schema,
       document,
@@ -217,7 +233,8 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
         if (ctx.extra.expiry !== undefined) clearTimeout(ctx.extra.expiry);
         ctx.extra.release?.();
       },
-      onSubscribe: (ctx, _id, payload) => prepare(ctx.extra, Object.keys(ctx.subscriptions).length, payload),
+      onSubscribe: (ctx, id, payload) => prepare(ctx.extra, id, Object.keys(ctx.subscriptions).length, payload),
+      onComplete: (ctx, id) => void ctx.extra.costs?.delete(id),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : undefined),
       onError: (_ctx, _id, _payload, errors) => format(errors),
     },

@@ -422,6 +422,29 @@ describe.each(backends)('Bypass corpus: no shape of request walks around a limit
     expect(outcomes).toEqual([...Array(BURST).fill('running'), 'RATE_LIMITED', 'RATE_LIMITED']);
   });
 
+  it('sums the cost of one socket’s subscriptions: two of 5,100 items per event each exceed 10,000 together', async () => {
+    const user = await harness.client(`socket-cost-${nextUser++}`);
+    const own = await createGroup(user, []);
+    const client = createClient({ url: webSocketUrl(harness.server.url), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${user.token}` }, retryAttempts: 0, lazy: true });
+    const heavy = { query: `subscription ($c: ID!) { ${EVENTS_DEEP('100').replace('messages(last: 100) { startSeq }', 'messages(last: 50) { startSeq }')} }`, variables: { c: own.id } };
+    const outcome = (payload: typeof heavy) =>
+      new Promise<unknown>((resolve) => {
+        const timer = setTimeout(() => resolve('running'), 1000);
+        client.subscribe(payload, {
+          next: () => {},
+          error: (errors) => {
+            clearTimeout(timer);
+            resolve((errors as { extensions?: { code?: string } }[])[0]?.extensions?.code);
+          },
+          complete: () => resolve('complete'),
+        });
+      });
+    const outcomes = [await outcome(heavy), await outcome(heavy)];
+    await client.dispose();
+    record(outcomes[1] === 'QUERY_TOO_COMPLEX');
+    expect(outcomes).toEqual(['running', 'QUERY_TOO_COMPLEX']);
+  });
+
   it('holds a user to MAX_SOCKETS_PER_USER open sockets: the next is closed with 4429, and a socket closed gives its place back', async () => {
     const user = await harness.client(`sockets-${nextUser++}`);
     const own = await createGroup(user, []);
