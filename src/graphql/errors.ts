@@ -14,9 +14,13 @@ export function badUserInput(message: string, argumentName?: string, reason?: st
   });
 }
 
-/** No such thing, or not one the viewer may read: the two are deliberately indistinguishable. */
-export function notFound(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND' } });
+/**
+ * No such thing, or not one the viewer may read: the two are deliberately
+ * indistinguishable. `reason` tells a client which recovery applies (e.g.
+ * `DEDUPLICATED_MESSAGE_NOT_VISIBLE`).
+ */
+export function notFound(message: string, reason?: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'NOT_FOUND', ...(reason ? { reason } : {}) } });
 }
 
 /** The viewer may read the thing but not do this to it. */

@@ -631,8 +631,9 @@ export type Mutation = {
   revokeMessage: RevokeMessagePayload;
   /**
    * Sends a message. Idempotent: the same `clientMsgId` from the same sender in
-   * the same conversation always returns the first stored message with
-   * `deduplicated: true`, however late the retry and whatever text it carries.
+   * the same conversation never stores a second copy, however late the retry
+   * and whatever text it carries; it answers the first copy as you see it now
+   * (see `SendMessageInput.clientMsgId`).
    */
   sendMessage: SendMessagePayload;
   /** Changes what a group's future members see of older history (owner only). */
@@ -1028,7 +1029,14 @@ export type SearchSnippet = {
 export type SendMessageInput = {
   /**
    * Your own id for this message (1 to 128 characters), unique among your
-   * messages in this conversation; retries must reuse it.
+   * messages in this conversation; retries must reuse it. A retry stores
+   * nothing and answers the first copy with `deduplicated: true`, shown exactly
+   * as `Query.message` shows it now: `RevokedContent` once revoked,
+   * `PurgedContent` once erased. Once you can no longer see it at all (you
+   * cleared your history or deleted it for yourself, or it expired), the retry
+   * answers `NOT_FOUND` with `extensions.reason`
+   * `DEDUPLICATED_MESSAGE_NOT_VISIBLE`: the message was delivered before and is
+   * gone for you now.
    */
   clientMsgId: Scalars['String']['input'];
   /** The conversation's `id`. */
@@ -1042,7 +1050,7 @@ export type SendMessagePayload = {
   __typename?: 'SendMessagePayload';
   /** True when this `clientMsgId` had already been stored and nothing new was written. */
   deduplicated: Scalars['Boolean']['output'];
-  /** The stored message (the first copy, on a retry). */
+  /** The stored message (the first copy on a retry, as you see it now). */
   message: Message;
 };
 

@@ -13,7 +13,7 @@ import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecy
 import { revokeMessage } from '../../store/revokes.ts';
 import { sendMessage } from '../../store/sends.ts';
 import { viewerOf } from '../context.ts';
-import { badUserInput, echo, forbidden } from '../errors.ts';
+import { badUserInput, echo, forbidden, notFound } from '../errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
 import { checkedTitle, checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
 import { conversationNotFound, freshConversation, messageKeyOf, messageNotFound } from './lookups.ts';
@@ -74,8 +74,19 @@ export const Mutation: MutationResolvers = {
     if (outcome.kind === 'stored') {
       // The text was just written: answer it without reading it back.
       loaders.body.prime({ convId, seq: outcome.message.seq }, { kind: 'text', text: input.text });
+      return { message: outcome.message, deduplicated: false };
     }
-    return { message: outcome.message, deduplicated: outcome.kind === 'deduplicated' };
+    // A retry answers the first copy through the view every read applies, so
+    // it shows what message(id:) shows now: revoked or erased content, or
+    // nothing once the sender cleared it, deleted it for themselves or it expired.
+    const firstCopy = await loaders.message.load({ convId, seq: outcome.message.seq });
+    if (firstCopy === null) {
+      throw notFound(
+        `Argument \`clientMsgId\` ${echo(input.clientMsgId)} was already used for a message you can no longer see (cleared, deleted for you or expired); nothing new was stored.`,
+        'DEDUPLICATED_MESSAGE_NOT_VISIBLE',
+      );
+    }
+    return { message: firstCopy, deduplicated: true };
   },
 
   revokeMessage: async (_root, { input }, context) => {
