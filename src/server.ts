@@ -30,8 +30,8 @@ import { answerProbe, isProbe, type ReadinessCheck } from './http/healthHandler.
 import { answerMetrics, isMetrics } from './http/metricsHandler.ts';
 import { metricsPlugin } from './metrics/metricsPlugin.ts';
 import { createServerMetrics } from './metrics/serverMetrics.ts';
-import { createLiveEvents } from './realtime/conversationEvents.ts';
-import { httpRefusesSubscriptions } from './realtime/httpRefusesSubscriptions.ts';
+import { httpRefusesSubscriptions } from './graphql/httpRefusesSubscriptions.ts';
+import { createLiveEvents } from './graphql/liveEvents.ts';
 import { startEventHub } from './realtime/hub.ts';
 import { createSocketLimit } from './realtime/socketLimit.ts';
 import { startSubscriptionServer } from './realtime/webSocketServer.ts';

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { createRunner, type SqlClient } from '../db/runner.ts';
 import type { Logger } from '../log.ts';
-import { EVENTS_CHANNEL, type Notice, parseNotice, pingPayload } from './notify.ts';
+import { EVENTS_CHANNEL, type Notice, parseNotice, pingPayload } from '../store/notify.ts';
 
 /** Receives the notices of one conversation. */
 export type NoticeListener = (notice: Notice) => void;

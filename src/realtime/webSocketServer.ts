@@ -45,7 +45,7 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Authentication } from '../auth/tokens.ts';
 import type { OperationGate } from '../graphql/gate/operationGate.ts';
 import type { RateLimiter } from '../graphql/gate/rateLimiter.ts';
-import type { SubscriptionContext } from './conversationEvents.ts';
+import type { SubscriptionContext } from '../graphql/liveEvents.ts';
 import type { SocketLimit } from './socketLimit.ts';
 
 /** graphql-ws's code for "not authenticated"; its clients give up instead of retrying. */

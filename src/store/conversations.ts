@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
-import { notifyExpression } from '../realtime/notify.ts';
+import { notifyExpression } from './notify.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { recordChanges } from './changes.ts';
 import type { ConversationRow } from './rows.ts';

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
-import { notifyAll } from '../realtime/notify.ts';
+import { notifyAll } from './notify.ts';
 import { type ChangeEntry, recordChanges } from './changes.ts';
 import type { MessageKey } from './messages.ts';
 import { expiredThrough, keyArrays, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
-import { notifyExpression } from '../realtime/notify.ts';
+import { notifyExpression } from './notify.ts';
 import { recordChanges } from './changes.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';

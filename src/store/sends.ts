@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
-import { notifyExpression } from '../realtime/notify.ts';
+import { notifyExpression } from './notify.ts';
 import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns } from './sqlFragments.ts';
 

@@ -10,7 +10,7 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createRunner } from '../../src/db/runner.ts';
 import { conversationGlobalId } from '../../src/history/globalId.ts';
-import { EVENTS_CHANNEL, notifyMembershipChanged } from '../../src/realtime/notify.ts';
+import { EVENTS_CHANNEL, notifyMembershipChanged } from '../../src/store/notify.ts';
 import { backends, postgresOnly } from '../helpers/database.ts';
 import { type Client, codes, type Harness, startHarness, TEST_SECRET } from '../helpers/harness.ts';
 import { type LiveClient, liveClient, type LiveSubscription, untilLive } from '../helpers/liveClient.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNotice, pingPayload } from '../../src/realtime/notify.ts';
+import { parseNotice, pingPayload } from '../../src/store/notify.ts';
 
 const UUID = '3f2c8a9e-1b4d-4c6e-9f00-a1b2c3d4e5f6';
 /** A payload as PostgreSQL's json_build_object writes it (spaces around the colons). */

@@ -10,7 +10,7 @@ import {
   removeMember,
   setHistoryVisibility,
 } from '../../store/members.ts';
-import { notifyMembershipChanged } from '../../realtime/notify.ts';
+import { notifyMembershipChanged } from '../../store/notify.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
 import type { ConversationResolvers, MemberConnectionResolvers, MemberEdgeResolvers, MemberResolvers, MutationResolvers } from '../generated/resolvers.ts';

@@ -1,7 +1,7 @@
 /** `Subscription` and the events it delivers. */
 import { encodeCursor } from '../../history/cursor.ts';
 import { decodeConversationId } from '../../history/globalId.ts';
-import { isSubscriptionContext, type LiveItem } from '../../realtime/conversationEvents.ts';
+import { isSubscriptionContext, type LiveItem } from '../liveEvents.ts';
 import { viewerOf } from '../context.ts';
 import type { ConversationEventResolvers, SubscriptionResolvers } from '../generated/resolvers.ts';
 import { conversationNotFound } from './lookups.ts';

@@ -12,13 +12,21 @@
 import type { Config } from '../config.ts';
 import { createRunner, type SqlClient } from '../db/runner.ts';
 import { withTimeBudget } from '../db/timeBudget.ts';
-import type { RequestContext, RequestStats } from '../graphql/context.ts';
-import { forbidden } from '../graphql/errors.ts';
-import { createLoaders } from '../graphql/loaders.ts';
-import type { ConversationEventModel } from '../graphql/models.ts';
-import { createEventBatch, type EventBatch } from './eventViews.ts';
-import type { EventHub } from './hub.ts';
-import type { Notice } from './notify.ts';
+import type { RequestContext, RequestStats } from './context.ts';
+import { forbidden } from './errors.ts';
+import { createLoaders } from './loaders.ts';
+import type { ConversationEventModel } from './models.ts';
+import { createEventBatch, type EventBatch } from '../store/eventViews.ts';
+import type { Notice } from '../store/notify.ts';
+
+/**
+ * Where notices come from: the transport's hub (src/realtime/hub.ts), which
+ * this layer knows only by this shape, so imports keep pointing down.
+ */
+export interface NoticeSource {
+  /** Calls `listener` with every notice on `convId` until the returned function is called. */
+  listen(convId: string, listener: (notice: Notice) => void): () => void;
+}
 
 /** What a subscription yields: an event to resolve, or its end (the resolver throws `error`). */
 export type LiveItem = { kind: 'event'; event: ConversationEventModel } | { kind: 'end'; error: unknown };
@@ -59,7 +67,7 @@ const EVENT_KIND = {
 } as const;
 
 /** Live events over `hub`, reading views through `client` under `config`'s retention. */
-export function createLiveEvents(hub: EventHub, client: SqlClient, config: Config): LiveEvents {
+export function createLiveEvents(hub: NoticeSource, client: SqlClient, config: Config): LiveEvents {
   // Every subscriber of a notice in this process shares its batch.
   const batches = new WeakMap<Notice, EventBatch>();
   const batchOf = (notice: Notice): EventBatch => {
@@ -86,7 +94,7 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
   private readonly unlisten: () => void;
 
   constructor(
-    hub: EventHub,
+    hub: NoticeSource,
     private readonly batchOf: (notice: Notice) => EventBatch,
     private readonly client: SqlClient,
     private readonly context: SubscriptionContext,

@@ -13,9 +13,9 @@ import DataLoader from 'dataloader';
 import { sql } from 'drizzle-orm';
 import { createRunner, type SqlClient, type SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
-import { findMessageBodies, type MessageBody, type MessageKey } from '../store/messages.ts';
-import { type MessageRow, type RawMessageRow, toMessageRow } from '../store/rows.ts';
-import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
+import { findMessageBodies, type MessageBody, type MessageKey } from './messages.ts';
+import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
+import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 import type { Notice } from './notify.ts';
 
 /** One subscriber's view of one notice. */
