@@ -2,7 +2,8 @@
  * The retention purge: what it deletes (index rows, bodies, hides at or
  * below the cut-off, nothing above), that it can be stopped and run again,
  * that sends go on while it runs, that it bounds the change feed, and
- * `backscroll purge` as an operator runs it.
+ * `backscroll purge` as an operator runs it. The schedule that runs it in the
+ * server is tested on a fake clock in test/unit/purgeSchedule.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,9 +19,7 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import { createRunner, type SqlRunner } from '../../src/db/runner.ts';
 import { KEEP_EVERYTHING, MS_PER_DAY, type RetentionPolicy } from '../../src/history/retention.ts';
 import { runPurgePass } from '../../src/purge.ts';
-import { startPurgeSchedule } from '../../src/purgeSchedule.ts';
 import { type ConversationPurge, purgeExpired } from '../../src/store/purge.ts';
-import { createLogger } from '../../src/log.ts';
 import { backends, postgresOnly } from '../helpers/database.ts';
 import { appendHistory, setOwnPolicy } from '../helpers/history.ts';
 import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
@@ -255,69 +254,6 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
       { msg: 'purged expired messages', conversation: uuid, messages: 1, throughSeq: 1, changesPruned: undefined },
       { msg: 'purge finished', conversation: undefined, messages: 1, throughSeq: undefined, changesPruned: 3 },
     ]);
-  });
-});
-
-describe('The purge schedule', () => {
-  const silent = createLogger('silent');
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  it('runs a pass at once and then again after each interval, never two at once', async () => {
-    let running = 0;
-    let mostAtOnce = 0;
-    let passes = 0;
-    const schedule = startPurgeSchedule(
-      0.02,
-      async () => {
-        running += 1;
-        mostAtOnce = Math.max(mostAtOnce, running);
-        await sleep(30);
-        running -= 1;
-        passes += 1;
-      },
-      silent,
-    );
-    await sleep(200);
-    await schedule.stop();
-    expect(passes).toBeGreaterThanOrEqual(2);
-    expect(mostAtOnce).toBe(1);
-  });
-
-  it('logs a failed pass and keeps going', async () => {
-    const errors: unknown[] = [];
-    const logger = { error: (fields: unknown) => errors.push(fields) } as unknown as typeof silent;
-    let passes = 0;
-    const schedule = startPurgeSchedule(
-      0.01,
-      async () => {
-        passes += 1;
-        if (passes === 1) throw new Error('the database is down');
-      },
-      logger,
-    );
-    await sleep(100);
-    await schedule.stop();
-    expect(passes).toBeGreaterThanOrEqual(2);
-    expect(errors).toEqual([{ err: new Error('the database is down') }]);
-  });
-
-  it('on stop, aborts the running pass and waits for it to return', async () => {
-    let finished = false;
-    let started!: () => void;
-    const passStarted = new Promise<void>((resolve) => (started = resolve));
-    const schedule = startPurgeSchedule(
-      3600,
-      async (signal) => {
-        started();
-        while (!signal.aborted) await sleep(5);
-        await sleep(20);
-        finished = true;
-      },
-      silent,
-    );
-    await passStarted;
-    await schedule.stop();
-    expect(finished).toBe(true);
   });
 });
 
