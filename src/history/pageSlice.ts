@@ -13,14 +13,22 @@ export interface PageSlice<Row> {
 }
 
 /**
+ * The one place a fetched page is cut to size: every keyset read fetches
+ * `size + 1` rows in scan order, and the extra row only answers "is there
+ * more this way".
+ */
+export function cutExtraRow<Row>(scanned: readonly Row[], size: number): { rows: Row[]; more: boolean } {
+  return { rows: scanned.slice(0, size), more: scanned.length > size };
+}
+
+/**
  * Cuts a keyset page. `scanned` is in scan order (ascending for forward,
  * descending for backward), at most `size + 1` rows; `behindExists` says
  * whether a visible message lies on the far side of the cursor (seq <= after,
  * or seq >= before).
  */
 export function slicePage<Row>(window: PageWindow, scanned: readonly Row[], behindExists: boolean): PageSlice<Row> {
-  const more = scanned.length > window.size;
-  const kept = scanned.slice(0, window.size);
+  const { rows: kept, more } = cutExtraRow(scanned, window.size);
   if (window.direction === 'forward') {
     return { rows: kept, hasPreviousPage: behindExists, hasNextPage: more };
   }
@@ -39,8 +47,10 @@ export function sliceAround<Row>(
   anchor: Row | null,
   newer: readonly Row[],
 ): PageSlice<Row> {
-  const rows = older.slice(0, before).reverse();
+  const olderCut = cutExtraRow(older, before);
+  const newerCut = cutExtraRow(newer, after);
+  const rows = olderCut.rows.reverse();
   if (anchor !== null) rows.push(anchor);
-  rows.push(...newer.slice(0, after));
-  return { rows, hasPreviousPage: older.length > before, hasNextPage: newer.length > after };
+  rows.push(...newerCut.rows);
+  return { rows, hasPreviousPage: olderCut.more, hasNextPage: newerCut.more };
 }

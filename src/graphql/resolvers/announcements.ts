@@ -9,6 +9,7 @@ import {
   markAnnouncementsRead,
   publishAnnouncement,
 } from '../../store/announcements.ts';
+import { cutExtraRow } from '../../history/pageSlice.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
 import type {
@@ -33,9 +34,10 @@ export const viewerAnnouncementFields: Pick<ViewerResolvers, 'announcements' | '
       if (beforeId === null) throw badUserInput(`Argument \`after\` is not an announcements cursor: got ${echo(args.after)}.`, 'after');
     }
     const rows = await listAnnouncements(context.db, viewerId, beforeId, first);
+    const { rows: kept, more } = cutExtraRow(rows, first);
     const page: KeysetPage<AnnouncementRow> = {
-      rows: rows.slice(0, first),
-      hasNextPage: rows.length > first,
+      rows: kept,
+      hasNextPage: more,
       hasPreviousPage: beforeId !== null,
       cursorOf: (row) => encodeAnnouncementCursor(row.id),
     };

@@ -1,7 +1,7 @@
 /** `Conversation`: its fields, its ways into the history, and its change feed. */
 import { decodeChangeCursor, decodeCursor } from '../../history/cursor.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
-import { sliceAround, slicePage } from '../../history/pageSlice.ts';
+import { cutExtraRow, sliceAround, slicePage } from '../../history/pageSlice.ts';
 import { pageSpan } from '../../history/pageSpan.ts';
 import { aroundCount, aroundSides, pageWindow } from '../../history/pageWindow.ts';
 import { effectivePolicy } from '../../history/retention.ts';
@@ -183,8 +183,7 @@ export const Conversation: ConversationResolvers = {
         'CHANGES_EXPIRED',
       );
     }
-    const hasMore = page.entries.length > first;
-    const changes = page.entries.slice(0, first);
+    const { rows: changes, more: hasMore } = cutExtraRow(page.entries, first);
     return {
       convId: conversation.id,
       changes,

@@ -11,6 +11,7 @@ import {
   setHistoryVisibility,
 } from '../../store/members.ts';
 import { notifyMembershipChanged } from '../../store/notify.ts';
+import { cutExtraRow } from '../../history/pageSlice.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
 import type { ConversationResolvers, MemberConnectionResolvers, MemberEdgeResolvers, MemberResolvers, MutationResolvers } from '../generated/resolvers.ts';
@@ -47,9 +48,10 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
     }
     const rows = await listMembers(context.db, viewerId, conversation.id, after, first);
     if (rows === null) throw conversationNotFound(conversationGlobalId(conversation.id));
+    const { rows: kept, more } = cutExtraRow(rows, first);
     const page: KeysetPage<MemberRow> = {
-      rows: rows.slice(0, first),
-      hasNextPage: rows.length > first,
+      rows: kept,
+      hasNextPage: more,
       hasPreviousPage: after !== null,
       cursorOf: (row) => encodeMemberCursor(conversation.id, row.joinedAt, row.userId),
     };
