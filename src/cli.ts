@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
-import { type Config, readConfig, SETTINGS } from './config.ts';
+import { type Config, embedsSandboxToken, readConfig, SETTINGS } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
 import { createRunner } from './db/runner.ts';
@@ -107,7 +107,10 @@ async function serve(args: string[]): Promise<void> {
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);
   const secret = secretOf(config);
-  const devToken = config.production || secret === null ? null : await signToken(secret, 'dev', DEV_TOKEN_TTL_SECONDS);
+  // Tokens are made only with the generated development secret: JWT_SECRET is
+  // a real deployment's key, and `backscroll token` signs with it on request.
+  const devSecret = config.jwtSecret === null ? secret : null;
+  const devToken = config.production || devSecret === null ? null : await signToken(devSecret, 'dev', DEV_TOKEN_TTL_SECONDS);
   // Development on PGlite only: a PostgreSQL database is never written to by a server starting.
   const demo =
     devToken !== null && handle.kind === 'pglite'
@@ -117,9 +120,10 @@ async function serve(args: string[]): Promise<void> {
           revokeWindowSeconds: config.revokeWindowSeconds,
         })
       : ({ kind: 'none' } as const);
-  const demoTokens = demo.kind === 'none' ? [] : await Promise.all(DEMO_USERS.map((user) => signToken(secret!, user, DEV_TOKEN_TTL_SECONDS)));
+  const demoTokens = demo.kind === 'none' ? [] : await Promise.all(DEMO_USERS.map((user) => signToken(devSecret!, user, DEV_TOKEN_TTL_SECONDS)));
+  // The page hands its token to whoever loads it: the embedded demo only, on loopback unless HOST says otherwise.
   const sandbox =
-    devToken === null
+    devToken === null || !embedsSandboxToken(config)
       ? undefined
       : demo.kind === 'none'
         ? { token: devToken, document: SANDBOX_DOCUMENT }

@@ -26,6 +26,12 @@ export interface RateLimitSettings {
 /** Everything the server can be configured with. */
 export interface Config {
   port: number;
+  /**
+   * The interface to listen on: HOST, else the loopback interface when the
+   * Sandbox page carries a development token (`embedsSandboxToken`), else
+   * null for all interfaces.
+   */
+  host: string | null;
   /** `NODE_ENV=production`. */
   production: boolean;
   /** HS256 secret; null in development, where a per-data-folder secret is used. */
@@ -93,6 +99,7 @@ export interface Setting {
  */
 export const SETTINGS = [
   { name: 'PORT', default: '4000', meaning: 'HTTP port of /graphql' },
+  { name: 'HOST', default: null, meaning: 'interface to listen on; unset: all, or 127.0.0.1 when Sandbox carries a dev token' },
   { name: 'NODE_ENV', default: null, meaning: '`production` requires a token key and turns introspection and Sandbox off' },
   { name: 'JWT_SECRET', default: null, meaning: 'HS256 secret, 32+ characters (development: a per-data-folder secret)' },
   { name: 'JWT_JWKS_URL', default: null, meaning: "an identity provider's key set: its RS256/ES256 tokens are accepted" },
@@ -175,6 +182,7 @@ export function readConfig(env: Env): ConfigResult {
   }
   const config: Config = {
     port: integer('PORT', 4000, 0, 65535),
+    host: null,
     production,
     jwtSecret,
     jwtJwksUrl,
@@ -230,7 +238,30 @@ export function readConfig(env: Env): ConfigResult {
   if (config.workers > 1 && config.databaseUrl === null) {
     problems.push('BACKSCROLL_WORKERS above 1 needs DATABASE_URL: embedded PGlite serves one process.');
   }
+  config.host = listenHost(env.HOST, embedsSandboxToken(config), problems);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config };
+}
+
+/**
+ * Whether the Sandbox page may carry a development token, which anyone who
+ * loads the page can use: only for the embedded demo (no DATABASE_URL, so
+ * PGlite) signed with the generated development secret (no JWT_SECRET), with
+ * the page on, outside production. A token signed with a real secret, or for
+ * a real database, is never handed to whoever reaches the port.
+ */
+export function embedsSandboxToken(config: Pick<Config, 'production' | 'landingPage' | 'databaseUrl' | 'jwtSecret'>): boolean {
+  return !config.production && config.landingPage && config.databaseUrl === null && config.jwtSecret === null;
+}
+
+// A host name or an IP address (IPv6 without brackets, as node:net takes it).
+const HOST = /^[A-Za-z0-9.:%-]{1,253}$/;
+
+/** HOST as given; unset, the loopback interface while a token is embedded (only this machine gets the page), else all. */
+function listenHost(raw: string | undefined, tokenEmbedded: boolean, problems: string[]): string | null {
+  if (raw === undefined || raw === '') return tokenEmbedded ? '127.0.0.1' : null;
+  if (HOST.test(raw)) return raw;
+  problems.push(`HOST must be a host name or an IP address such as 127.0.0.1, 0.0.0.0 or ::, got "${raw}".`);
+  return null;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

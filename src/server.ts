@@ -167,7 +167,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
   hub.onGap(() => subscriptions.resyncAll('Live events may have been missed; reconnect and fill the gap.'));
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
-    httpServer.listen(port, () => resolve());
+    httpServer.listen(port, config.host ?? undefined, () => resolve());
   });
   const actualPort = (httpServer.address() as AddressInfo).port;
   return {

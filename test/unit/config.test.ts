@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type Config, readConfig, SETTINGS } from '../../src/config.ts';
+import { type Config, embedsSandboxToken, readConfig, SETTINGS } from '../../src/config.ts';
 
 const SECRET_32 = 's'.repeat(32);
 const SECRET_31 = 's'.repeat(31);
 
 const DEVELOPMENT_DEFAULTS: Config = {
   port: 4000,
+  // The embedded demo's Sandbox page carries a token: only this machine may load it.
+  host: '127.0.0.1',
   production: false,
   jwtSecret: null,
   jwtJwksUrl: null,
@@ -42,6 +44,7 @@ const PRODUCTION_DEFAULTS: Config = {
   jwtSecret: SECRET_32,
   introspection: false,
   landingPage: false,
+  host: null,
 };
 
 const accepted = (changes: Partial<Config>, base: Config = DEVELOPMENT_DEFAULTS) => ({ ok: true, config: { ...base, ...changes } });
@@ -80,7 +83,7 @@ describe('Configuration defaults', () => {
   it('takes the database URL, data folder and log level as given', () => {
     const env = { DATABASE_URL: 'postgres://localhost/backscroll', BACKSCROLL_DATA_DIR: '/var/lib/backscroll', LOG_LEVEL: 'silent' };
     expect(readConfig(env)).toEqual(
-      accepted({ databaseUrl: 'postgres://localhost/backscroll', dataDir: '/var/lib/backscroll', logLevel: 'silent' }),
+      accepted({ databaseUrl: 'postgres://localhost/backscroll', dataDir: '/var/lib/backscroll', logLevel: 'silent', host: null }),
     );
   });
 
@@ -103,7 +106,7 @@ describe('Configuration: JWT_SECRET', () => {
   });
 
   it('accepts a secret of exactly 32 characters in development too', () => {
-    expect(readConfig({ JWT_SECRET: SECRET_32 })).toEqual(accepted({ jwtSecret: SECRET_32 }));
+    expect(readConfig({ JWT_SECRET: SECRET_32 })).toEqual(accepted({ jwtSecret: SECRET_32, host: null }));
   });
 
   it('refuses a secret of 31 characters in production and in development', () => {
@@ -193,7 +196,7 @@ describe('Configuration: flags', () => {
 
   it('turns them off in development when asked', () => {
     expect(readConfig({ BACKSCROLL_INTROSPECTION: 'false', BACKSCROLL_LANDING_PAGE: 'off' })).toEqual(
-      accepted({ introspection: false, landingPage: false }),
+      accepted({ introspection: false, landingPage: false, host: null }),
     );
   });
 
@@ -205,7 +208,7 @@ describe('Configuration: flags', () => {
 
   it('reads every false spelling, in any case', () => {
     expect(FALSE_SPELLINGS.map((BACKSCROLL_LANDING_PAGE) => readConfig({ BACKSCROLL_LANDING_PAGE }))).toEqual(
-      FALSE_SPELLINGS.map(() => accepted({ landingPage: false })),
+      FALSE_SPELLINGS.map(() => accepted({ landingPage: false, host: null })),
     );
   });
 
@@ -214,6 +217,33 @@ describe('Configuration: flags', () => {
     expect(values.map((BACKSCROLL_LANDING_PAGE) => readConfig({ BACKSCROLL_LANDING_PAGE }))).toEqual(
       values.map((value) => refused(['BACKSCROLL_LANDING_PAGE', `"${value}"`])),
     );
+  });
+});
+
+describe('Configuration: HOST and the development token on the Sandbox page', () => {
+  const DATABASE_URL = 'postgres://localhost/backscroll';
+  const cases: [string, Record<string, string>, { embedsToken: boolean; host: string | null }][] = [
+    ['the embedded demo: no DATABASE_URL, no JWT_SECRET', {}, { embedsToken: true, host: '127.0.0.1' }],
+    ['JWT_SECRET set', { JWT_SECRET: SECRET_32 }, { embedsToken: false, host: null }],
+    ['DATABASE_URL set', { DATABASE_URL }, { embedsToken: false, host: null }],
+    ['JWT_SECRET and DATABASE_URL set', { JWT_SECRET: SECRET_32, DATABASE_URL }, { embedsToken: false, host: null }],
+    ['production', PRODUCTION, { embedsToken: false, host: null }],
+    ['production with Sandbox turned on', { ...PRODUCTION, BACKSCROLL_LANDING_PAGE: 'on' }, { embedsToken: false, host: null }],
+    ['Sandbox turned off', { BACKSCROLL_LANDING_PAGE: 'off' }, { embedsToken: false, host: null }],
+    ['a key set URL but no JWT_SECRET (the development secret signs)', { JWT_JWKS_URL: 'https://id.example.com/jwks.json' }, { embedsToken: true, host: '127.0.0.1' }],
+    ['HOST=0.0.0.0 for the embedded demo', { HOST: '0.0.0.0' }, { embedsToken: true, host: '0.0.0.0' }],
+    ['HOST=:: with JWT_SECRET', { HOST: '::', JWT_SECRET: SECRET_32 }, { embedsToken: false, host: '::' }],
+    ['HOST=::1 on PostgreSQL', { HOST: '::1', DATABASE_URL }, { embedsToken: false, host: '::1' }],
+    ['HOST=chat.internal.example', { HOST: 'chat.internal.example', DATABASE_URL }, { embedsToken: false, host: 'chat.internal.example' }],
+  ];
+
+  it.each(cases)('%s', (_what, env, expected) => {
+    const result = readConfig(env);
+    expect(result.ok && { embedsToken: embedsSandboxToken(result.config), host: result.config.host }).toEqual(expected);
+  });
+
+  it.each(['http://0.0.0.0', '[::1]', 'two words', '127.0.0.1:4000/', 'x'.repeat(254)])('refuses HOST=%j, echoing it', (HOST) => {
+    expect(readConfig({ HOST })).toEqual(refused(['HOST', `"${HOST}"`]));
   });
 });
 
