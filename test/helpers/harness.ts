@@ -56,6 +56,12 @@ export interface Harness {
   post(body: string, headers?: Record<string, string>): Promise<GraphQLResponse>;
   /** Sends a GET with `params` as the query string to the GraphQL endpoint. */
   get(params: Record<string, string>, headers?: Record<string, string>): Promise<GraphQLResponse>;
+  /**
+   * How many subscriptions the server has registered (its
+   * `backscroll_subscriptions_open` gauge): graphql-ws does not acknowledge a
+   * subscription, so a test that needs one live waits for this count.
+   */
+  openSubscriptions(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -118,6 +124,11 @@ export async function startHarness(backend: Backend, env: Record<string, string>
     config,
     post,
     get,
+    async openSubscriptions() {
+      const headers: Record<string, string> = config.metricsToken === null ? {} : { authorization: `Bearer ${config.metricsToken}` };
+      const text = await (await fetch(new URL('/metrics', server.url), { headers })).text();
+      return Number(/^backscroll_subscriptions_open (\d+)$/m.exec(text)?.[1] ?? 0);
+    },
     async client(userId, claims = {}) {
       const token = await signToken(TEST_SECRET, userId, 3600, claims);
       return {

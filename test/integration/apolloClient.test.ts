@@ -11,7 +11,7 @@
  * earlier jump. A jump is one request, `messages(around:)`; paging on from
  * it is `fetchMore` with a cursor, which takes precedence over `around`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApolloClient, gql, HttpLink, InMemoryCache, type NormalizedCacheObject, split } from '@apollo/client/core/index.js';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions/index.js';
 import { getMainDefinition, relayStylePagination } from '@apollo/client/utilities/index.js';
@@ -216,16 +216,10 @@ describe.each(backends)('Apollo Client with relayStylePagination (%s)', (backend
       },
     });
     try {
-      // graphql-ws has no "subscribed" acknowledgement: bob writes until an event arrives.
-      const deadline = Date.now() + 10_000;
-      let sent = 0;
-      while (events.length === 0 && Date.now() < deadline) {
-        await send(bob, conv.id, `hello ${++sent}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(events.length).toBeGreaterThan(0);
+      // graphql-ws has no "subscribed" acknowledgement: bob writes once the server counts the subscription.
+      await expect.poll(() => harness.openSubscriptions(), { timeout: 10_000 }).toBe(1);
       const last = await send(bob, conv.id, 'the live one');
-      while (!events.some((event) => event.seq === last.seq) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await vi.waitFor(() => expect(events.map((event) => event.seq)).toContain(last.seq), { timeout: 10_000 });
       // Events that arrive while catching up chain more catch-ups; wait for the chain to settle.
       for (let settled = null as Promise<void> | null; settled !== caughtUp; ) await (settled = caughtUp);
       const history = await serverHistory();

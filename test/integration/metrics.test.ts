@@ -172,23 +172,17 @@ describe.each(backends)('Metrics (%s)', (backend) => {
 
   it('counts open subscriptions', async () => {
     const conv = await createGroup(alice, ['bob']);
-    /** Scrapes until the gauge reads `expected` (a subscription registers a moment after it is sent), or gives up. */
-    const untilOpen = async (expected: number) => {
-      for (let attempt = 0; attempt < 100; attempt++) {
-        if (value(await scrape(), SUBSCRIPTIONS) === expected) return expected;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return value(await scrape(), SUBSCRIPTIONS);
-    };
-    expect(await untilOpen(0)).toBe(0);
+    /** The gauge, scraped until it reads what the test expects: a subscription registers a moment after it is sent. */
+    const open = async () => value(await scrape(), SUBSCRIPTIONS);
+    await expect.poll(open, { timeout: 5000 }).toBe(0);
     live = liveClient(harness.server.url, { authorization: `Bearer ${alice.token}` });
     const first = live.subscribe(EVENTS, { id: conv.id });
     const second = live.subscribe(EVENTS, { id: conv.id });
-    expect(await untilOpen(2)).toBe(2);
+    await expect.poll(open, { timeout: 5000 }).toBe(2);
     first.unsubscribe();
-    expect(await untilOpen(1)).toBe(1);
+    await expect.poll(open, { timeout: 5000 }).toBe(1);
     second.unsubscribe();
-    expect(await untilOpen(0)).toBe(0);
+    await expect.poll(open, { timeout: 5000 }).toBe(0);
   });
 });
 

@@ -5,7 +5,7 @@
  * NOTIFY payload carries ids only.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signToken } from '../../src/auth/tokens.ts';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createRunner } from '../../src/db/runner.ts';
@@ -311,12 +311,14 @@ describe.each(backends)('Subscriptions over WebSocket (%s)', (backend) => {
       try {
         const sent = await send(alice, group.id, 'a secret only members may read');
         await alice.gql(MARK_READ, { conversationId: group.id, seq: sent.seq });
-        const deadline = Date.now() + 5000;
-        while (payloads.filter((p) => p.includes(group.uuid)).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-        expect(payloads.filter((p) => p.includes(group.uuid)).map((p) => JSON.parse(p))).toEqual([
-          { c: group.uuid, k: 'sent', s: sent.seq, t: sent.seq, u: null },
-          { c: group.uuid, k: 'read', s: sent.seq, t: sent.seq, u: 'alice' },
-        ]);
+        await vi.waitFor(
+          () =>
+            expect(payloads.filter((p) => p.includes(group.uuid)).map((p) => JSON.parse(p))).toEqual([
+              { c: group.uuid, k: 'sent', s: sent.seq, t: sent.seq, u: null },
+              { c: group.uuid, k: 'read', s: sent.seq, t: sent.seq, u: 'alice' },
+            ]),
+          { timeout: 5000 },
+        );
         expect(payloads.join('\n')).not.toContain('secret');
       } finally {
         await stop();
