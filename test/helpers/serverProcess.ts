@@ -13,6 +13,8 @@ export interface ServerProcess {
   url: string;
   child: ChildProcess;
   output(): string;
+  /** Resolves once the output includes `text`; rejects if the process exits first, or after `limitMs` (a safety net). */
+  waitForOutput(text: string, limitMs?: number): Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -52,5 +54,21 @@ export async function startServerProcess(env: Record<string, string>, port: numb
       reject(new Error(`the server exited before serving:\n${out}`));
     });
   });
-  return { url: `http://127.0.0.1:${port}/graphql`, child, output: () => out, exited };
+  const waitForOutput = (text: string, limitMs = 30_000) =>
+    new Promise<void>((resolve, reject) => {
+      const streams = [child.stdout!, child.stderr!];
+      // Registered after the listeners that collect `out`, so a chunk is in `out` when this sees it.
+      const check = () => out.includes(text) && settle(null);
+      const settle = (error: Error | null) => {
+        clearTimeout(timer);
+        for (const stream of streams) stream.off('data', check);
+        if (error === null) resolve();
+        else reject(error);
+      };
+      const timer = setTimeout(() => settle(new Error(`the server did not print "${text}" within ${limitMs} ms:\n${out}`)), limitMs);
+      for (const stream of streams) stream.on('data', check);
+      void exited.then(() => settle(new Error(`the server exited before printing "${text}":\n${out}`)));
+      check();
+    });
+  return { url: `http://127.0.0.1:${port}/graphql`, child, output: () => out, waitForOutput, exited };
 }

@@ -247,11 +247,7 @@ describe('Metrics across BACKSCROLL_WORKERS=2', () => {
     process.kill(dead, 'SIGKILL');
     // Until the primary has seen the death, node:cluster may still hand a new connection to the dead worker,
     // where it is lost (any request, not only scrapes): scrape once the primary says it is starting another.
-    const deadline = performance.now() + 30_000;
-    while (!server.output().includes(`worker ${dead} exited (SIGKILL)`)) {
-      if (performance.now() > deadline) throw new Error(`the primary did not see worker ${dead} die:\n${server.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await server.waitForOutput(`worker ${dead} exited (SIGKILL)`);
     const outcomes: string[] = [];
     const until = performance.now() + 60_000;
     let settled = 0;

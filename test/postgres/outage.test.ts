@@ -6,7 +6,7 @@
  * acknowledged send is lost.
  */
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signToken } from '../../src/auth/tokens.ts';
 import { readConfig } from '../../src/config.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
@@ -97,19 +97,21 @@ describe('A database outage under load', () => {
     };
     const clients = Array.from({ length: CLIENTS }, client);
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Every client is under way and served before the database goes.
+    const served = () => outcomes.filter((o) => o.code === null).length;
+    await vi.waitFor(() => expect(served()).toBeGreaterThanOrEqual(5 * CLIENTS), { timeout: 20_000 });
     const stoppingAt = Date.now();
     await cluster.stop();
     // [downAt, startingAt): the database is certainly down (pg_ctl waited for it to stop).
     const downAt = Date.now();
+    // The outage itself: a span of time, not a wait for something to happen.
     await new Promise((resolve) => setTimeout(resolve, DOWN_MS));
     const startingAt = Date.now();
     await cluster.start();
     const upAt = Date.now();
     // Run until the server has answered a run of requests after the restart, or give up.
-    const deadline = upAt + 20_000;
     const servedAgain = () => outcomes.filter((o) => o.startedAt >= upAt && o.code === null).length >= 20;
-    while (!servedAgain() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(servedAgain()).toBe(true), { timeout: 20_000 }).catch(() => undefined);
     running = false;
     await Promise.all(clients);
 
