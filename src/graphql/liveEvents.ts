@@ -126,7 +126,7 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
   private async itemOf(notice: Notice, batch: EventBatch): Promise<LiveItem | null> {
     try {
       const view = await batch.view.load(this.viewerId);
-      if (!view.member) return { kind: 'end', error: forbidden('You are no longer a member of this conversation; its events have stopped.') };
+      if (view.kind === 'not-found') return { kind: 'end', error: forbidden('You are no longer a member of this conversation; its events have stopped.') };
       if (notice.kind === 'member') return null;
       // Nothing about messages below the subscriber's floor, as on every read path.
       if (notice.kind !== 'read' && notice.toSeq <= view.floorSeq) return null;

@@ -2,14 +2,16 @@
  * Per-request DataLoaders: every lookup a page makes per edge (bodies, the
  * message's conversation) goes through one of these, so a page costs one
  * batched statement per kind, whatever its size. Create one set per request:
- * they cache what this viewer may see.
+ * they cache what this viewer may see. Each store batch function answers an
+ * array in key order, as DataLoader expects, so a loader only records its
+ * batch and passes the answer on.
  */
 import DataLoader from 'dataloader';
 import type { SqlRunner } from '../db/runner.ts';
-import { unreadCountOf, type UnreadCount } from '../history/unreadCount.ts';
+import type { UnreadCount } from '../history/unreadCount.ts';
 import { findMemberConversations } from '../store/conversations.ts';
 import { countReaders, countUnread, findLastMessages } from '../store/inbox.ts';
-import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey } from '../store/messages.ts';
+import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey, messageKeyString } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
 
@@ -34,49 +36,22 @@ export interface Loaders {
   readCount: DataLoader<MessageKey, number, string>;
 }
 
-const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
-
 /** Makes the loaders for one request by `viewerId`; `batches` records each batch. */
 export function createLoaders(db: SqlRunner, viewerId: string, retention: RetentionClock, batches: LoaderBatch[]): Loaders {
+  /** `find`, recording each batch it runs as `loader`'s. */
+  const recorded =
+    <Key, Value>(loader: LoaderBatch['loader'], find: (keys: readonly Key[]) => Promise<Value[]>) =>
+    (keys: readonly Key[]) => {
+      batches.push({ loader, size: keys.length });
+      return find(keys);
+    };
+  const byMessageKey = { cacheKeyFn: messageKeyString };
   return {
-    conversation: new DataLoader(async (ids) => {
-      batches.push({ loader: 'conversation', size: ids.length });
-      const rows = await findMemberConversations(db, viewerId, retention, ids);
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
-    message: new DataLoader(
-      async (keys) => {
-        batches.push({ loader: 'message', size: keys.length });
-        const rows = await findVisibleMessages(db, viewerId, retention, keys);
-        const byKey = new Map(rows.map((r) => [keyOf(r), r]));
-        return keys.map((k) => byKey.get(keyOf(k)) ?? null);
-      },
-      { cacheKeyFn: keyOf },
-    ),
-    body: new DataLoader(
-      async (keys) => {
-        batches.push({ loader: 'body', size: keys.length });
-        return findMessageBodies(db, keys);
-      },
-      { cacheKeyFn: keyOf },
-    ),
-    lastMessage: new DataLoader(async (ids) => {
-      batches.push({ loader: 'lastMessage', size: ids.length });
-      const byId = await findLastMessages(db, viewerId, retention, ids);
-      return ids.map((id) => byId.get(id) ?? null);
-    }),
-    unread: new DataLoader(async (ids) => {
-      batches.push({ loader: 'unread', size: ids.length });
-      const byId = await countUnread(db, viewerId, retention, ids);
-      return ids.map((id) => unreadCountOf(byId.get(id) ?? 0));
-    }),
-    readCount: new DataLoader(
-      async (keys) => {
-        batches.push({ loader: 'readCount', size: keys.length });
-        return countReaders(db, keys);
-      },
-      { cacheKeyFn: keyOf },
-    ),
+    conversation: new DataLoader(recorded('conversation', (ids: readonly string[]) => findMemberConversations(db, viewerId, retention, ids))),
+    message: new DataLoader(recorded('message', (keys: readonly MessageKey[]) => findVisibleMessages(db, viewerId, retention, keys)), byMessageKey),
+    body: new DataLoader(recorded('body', (keys: readonly MessageKey[]) => findMessageBodies(db, keys)), byMessageKey),
+    lastMessage: new DataLoader(recorded('lastMessage', (ids: readonly string[]) => findLastMessages(db, viewerId, retention, ids))),
+    unread: new DataLoader(recorded('unread', (ids: readonly string[]) => countUnread(db, viewerId, retention, ids))),
+    readCount: new DataLoader(recorded('readCount', (keys: readonly MessageKey[]) => countReaders(db, keys)), byMessageKey),
   };
 }

@@ -5,6 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { isoTime } from './sqlFragments.ts';
 
 /** One announcement as `userId` sees it. */
@@ -62,10 +63,14 @@ export async function markAnnouncementsRead(db: SqlRunner, userId: string): Prom
   return row!.read_up_to;
 }
 
-/** Announcement `id` as `userId` sees it, or null when there is none. */
-export async function findAnnouncement(db: SqlRunner, userId: string, id: number): Promise<AnnouncementRow | null> {
+/** Announcement `id` as `userId` sees it. */
+export async function findAnnouncement(
+  db: SqlRunner,
+  userId: string,
+  id: number,
+): Promise<{ kind: 'found'; announcement: AnnouncementRow } | NotFound> {
   const [row] = await db.rows<RawAnnouncement>(sql`select a.id, a.title, a.text, ${isoTime('a.published_at')} as published_at,
         a.published_at > ${readUpTo(userId)} as unread
       from announcements a where a.id = ${id}`);
-  return row === undefined ? null : toRow(row);
+  return row === undefined ? NOT_FOUND : { kind: 'found', announcement: toRow(row) };
 }

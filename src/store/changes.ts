@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { isoTime, type RetentionClock, visibleFloor } from './sqlFragments.ts';
 
 export type ChangeKind = 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased';
@@ -60,6 +61,7 @@ export interface ChangeRow {
 
 /** A page of the feed as read, with where the feed stands. */
 export interface ChangePage {
+  kind: 'changes';
   /** Up to `limit + 1` entries after the cursor, ascending. */
   entries: ChangeRow[];
   /** The newest entry number (of any visibility). */
@@ -73,7 +75,7 @@ export interface ChangePage {
 /**
  * Reads the entries after `afterChangeSeq` that `viewerId` sees (everyone's
  * and their own), up to `limit + 1`, with the feed's head, its pruned mark
- * and the viewer's floor, in one statement; null when not a member.
+ * and the viewer's floor, in one statement; `NotFound` when not a member.
  */
 export async function readChanges(
   db: SqlRunner,
@@ -82,7 +84,7 @@ export async function readChanges(
   convId: string,
   afterChangeSeq: number,
   limit: number,
-): Promise<ChangePage | null> {
+): Promise<ChangePage | NotFound> {
   const rows = await db.rows<{
     head: number;
     pruned: number;
@@ -111,8 +113,9 @@ export async function readChanges(
       order by ch.change_seq limit ${limit + 1}) e on true
     order by e.change_seq`);
   const first = rows[0];
-  if (first === undefined) return null;
+  if (first === undefined) return NOT_FOUND;
   return {
+    kind: 'changes',
     head: first.head,
     prunedThrough: first.pruned,
     goneThroughSeq: first.gone_through,

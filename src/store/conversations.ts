@@ -8,7 +8,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { notifyExpression } from './notify.ts';
 import { directConversationId } from '../history/directConversation.ts';
+import { inKeyOrder } from './batch.ts';
 import { recordChanges } from './changes.ts';
+import { NOT_FOUND, type NotFound } from './outcome.ts';
 import type { ConversationRow } from './rows.ts';
 import { expiredThrough, isoTime, type RetentionClock } from './sqlFragments.ts';
 
@@ -54,18 +56,18 @@ export function conversationColumns(retention: RetentionClock): SQL {
         ${isoTime('c.last_activity_at')} as last_activity_at`;
 }
 
-/** The conversations among `convIds` that `viewerId` is a member of. */
+/** For each of `convIds`, in order, the conversation if `viewerId` is a member of it; null otherwise. */
 export async function findMemberConversations(
   db: SqlRunner,
   viewerId: string,
   retention: RetentionClock,
   convIds: readonly string[],
-): Promise<ConversationRow[]> {
+): Promise<(ConversationRow | null)[]> {
   if (convIds.length === 0) return [];
   const rows = await db.rows<RawConversationRow>(sql`select ${conversationColumns(retention)}
       from members mb join conversations c on c.id = mb.conv_id
       where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`);
-  return rows.map(toConversationRow);
+  return inKeyOrder(convIds, rows.map(toConversationRow), (id) => id, (row) => row.id);
 }
 
 /** Inserts members of `convId` from parallel arrays of user ids and roles, skipping ones already there. */
@@ -103,25 +105,28 @@ export async function openDirect(db: SqlRunner, a: string, b: string): Promise<s
   return id;
 }
 
+/** What `clearHistory` did. */
+export type ClearOutcome = { kind: 'cleared'; throughSeq: number } | NotFound;
+
 /**
  * Moves the member's clear watermark up to the conversation's current
- * `max_seq`; returns the new watermark, or null when not a member.
+ * `max_seq`, and answers the new watermark.
  */
-export async function clearHistory(db: SqlRunner, viewerId: string, convId: string): Promise<number | null> {
-  return db.transaction(async (tx) => {
+export async function clearHistory(db: SqlRunner, viewerId: string, convId: string): Promise<ClearOutcome> {
+  return db.transaction(async (tx): Promise<ClearOutcome> => {
     const rows = await tx.rows<{ clear_seq: number }>(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
         from conversations c
         where c.id = mb.conv_id and mb.conv_id = ${convId} and mb.user_id = ${viewerId}
         returning mb.clear_seq`);
     const through = rows[0]?.clear_seq;
-    if (through === undefined) return null;
+    if (through === undefined) return NOT_FOUND;
     await recordChanges(tx, [{ convId, kind: 'history_cleared', fromSeq: 1, toSeq: through, userId: viewerId, subjectId: null }]);
-    return through;
+    return { kind: 'cleared', throughSeq: through };
   });
 }
 
 /** What `markRead` found. */
-export type MarkReadOutcome = { kind: 'not-member' } | { kind: 'beyond-max'; maxSeq: number } | { kind: 'ok'; readSeq: number };
+export type MarkReadOutcome = { kind: 'ok'; readSeq: number } | NotFound | { kind: 'beyond-max'; maxSeq: number };
 
 /** Moves the member's read cursor forward to `seq` (never back), in one statement. */
 export async function markRead(db: SqlRunner, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
@@ -138,7 +143,7 @@ export async function markRead(db: SqlRunner, viewerId: string, convId: string, 
           from moved where moved.read_seq > t.old_read_seq) as notified
       from target t`);
   const row = rows[0];
-  if (row === undefined) return { kind: 'not-member' };
+  if (row === undefined) return NOT_FOUND;
   if (row.read_seq === null) return { kind: 'beyond-max', maxSeq: row.max_seq };
   return { kind: 'ok', readSeq: row.read_seq };
 }

@@ -13,15 +13,19 @@ import DataLoader from 'dataloader';
 import { sql } from 'drizzle-orm';
 import { createRunner, type SqlClient, type SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
-import { findMessageBodies, type MessageBody, type MessageKey } from './messages.ts';
+import { inKeyOrder } from './batch.ts';
+import { findMessageBodies, type MessageBody, type MessageKey, messageKeyString } from './messages.ts';
+import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 import type { Notice } from './notify.ts';
 
-/** One subscriber's view of one notice. */
-export interface EventView {
-  /** Whether they are (still) a member of the conversation. */
-  member: boolean;
+/** One subscriber's view of one notice: `NotFound` when they are no longer a member of the conversation. */
+export type EventView = MemberView | NotFound;
+
+/** What a member sees of one notice. */
+export interface MemberView {
+  kind: 'member';
   /** `sent`, `revoked`: the message as they see it; null when they cannot see it (or the notice names none). */
   message: MessageRow | null;
   /** Seqs at or below this are not theirs to see (cleared, before they joined, expired): no event about them. */
@@ -41,14 +45,14 @@ export interface EventBatch {
 // Every row has its own viewer: the member's `user_id`.
 const EACH_MEMBER = sql.raw('mb.user_id');
 
-/** For each of `userIds`: membership of `convId`, and message `seq` (if any) as they see it. */
+/** For each of `userIds`, in order: membership of `convId`, and message `seq` (if any) as they see it. */
 export async function findEventViews(
   db: SqlRunner,
   retention: RetentionClock,
   convId: string,
   seq: number | null,
   userIds: readonly string[],
-): Promise<Map<string, EventView>> {
+): Promise<EventView[]> {
   const message =
     seq === null
       ? sql`null::uuid as conv_id, null::int8 as seq, null::text as sender_id, null::text as created_at, null::text as revoked_at, null::text as revoked_by
@@ -64,12 +68,12 @@ export async function findEventViews(
   const rows = await db.rows<RawMessageRow & { user_id: string; member: boolean; floor_seq: number | null }>(
     sql`select u.user_id, mb.user_id is not null as member, ${visibleFloor('mb', 'c', retention)} as floor_seq, ${message}`,
   );
-  return new Map(
-    rows.map((r) => [r.user_id, { member: r.member, message: r.conv_id === null ? null : toMessageRow(r), floorSeq: r.floor_seq ?? 0 }]),
-  );
+  const views = rows.map((r) => ({
+    userId: r.user_id,
+    view: r.member ? { kind: 'member' as const, message: r.conv_id === null ? null : toMessageRow(r), floorSeq: r.floor_seq ?? 0 } : NOT_FOUND,
+  }));
+  return inKeyOrder(userIds, views, (id) => id, (row) => row.userId).map((row) => row?.view ?? NOT_FOUND);
 }
-
-const keyOf = (key: MessageKey): string => `${key.convId}:${key.seq}`;
 
 /** Makes the loads of `notice`, read at a fresh clock under the server's retention limits. */
 export function createEventBatch(client: SqlClient, serverRetention: RetentionPolicy, notice: Notice): EventBatch {
@@ -79,10 +83,7 @@ export function createEventBatch(client: SqlClient, serverRetention: RetentionPo
   const seq = notice.kind === 'sent' || notice.kind === 'revoked' ? notice.seq : null;
   return {
     retention,
-    view: new DataLoader(async (userIds) => {
-      const views = await findEventViews(db, retention, notice.convId, seq, userIds);
-      return userIds.map((id) => views.get(id) ?? { member: false, message: null, floorSeq: 0 });
-    }),
-    body: new DataLoader((keys) => findMessageBodies(db, keys), { cacheKeyFn: keyOf }),
+    view: new DataLoader((userIds) => findEventViews(db, retention, notice.convId, seq, userIds)),
+    body: new DataLoader((keys) => findMessageBodies(db, keys), { cacheKeyFn: messageKeyString }),
   };
 }

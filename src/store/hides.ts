@@ -2,11 +2,12 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { recordChanges } from './changes.ts';
-import type { MessageKey } from './messages.ts';
+import { type MessageKey, messageKeyString } from './messages.ts';
+import type { NotFound } from './outcome.ts';
 import { keyArrays, type RetentionClock, visibleFloor } from './sqlFragments.ts';
 
 /** What a hide did. */
-export type HideOutcome = { kind: 'hidden'; newlyHidden: number } | { kind: 'not-found'; key: MessageKey };
+export type HideOutcome = { kind: 'hidden'; newlyHidden: number } | (NotFound & { key: MessageKey });
 
 /**
  * Hides `keys` from `viewerId`. Every key must be a message the viewer may
@@ -27,8 +28,8 @@ export async function hideMessages(
         join messages m on m.conv_id = k.conv_id and m.seq = k.seq
         where m.seq > ${visibleFloor('mb', 'c', retention)}
         for share of m`);
-    const found = new Set(readable.map((r) => `${r.conv_id}:${r.seq}`));
-    const missing = keys.find((k) => !found.has(`${k.convId}:${k.seq}`));
+    const found = new Set(readable.map((r) => messageKeyString({ convId: r.conv_id, seq: r.seq })));
+    const missing = keys.find((k) => !found.has(messageKeyString(k)));
     if (missing !== undefined) return { kind: 'not-found', key: missing };
     const inserted = await tx.rows<{ conv_id: string; seq: number }>(sql`insert into message_hides (conv_id, user_id, seq)
         select k.conv_id, ${viewerId}, k.seq from ${keyArrays(keys)} as k(conv_id, seq)

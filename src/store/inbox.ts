@@ -9,9 +9,10 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import type { InboxPosition } from '../history/inboxCursor.ts';
-import { UNREAD_SCAN_LIMIT } from '../history/unreadCount.ts';
+import { UNREAD_SCAN_LIMIT, type UnreadCount, unreadCountOf } from '../history/unreadCount.ts';
+import { inKeyOrder } from './batch.ts';
 import { conversationColumns, type RawConversationRow, toConversationRow } from './conversations.ts';
-import type { MessageKey } from './messages.ts';
+import { type MessageKey, messageKeyString } from './messages.ts';
 import { type ConversationRow, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { keyArrays, messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 
@@ -87,45 +88,46 @@ function memberFloors(viewerId: string, retention: RetentionClock, convIds: read
 const FLOOR = sql.raw('mb.floor_seq');
 
 /**
- * The newest message the viewer can see in each of `convIds` (revoked ones
- * included: they show as revoked), by conversation; a conversation where
- * they can see none, or are not a member of, is absent. One backward probe
- * of the primary key per conversation, past any messages hidden from them.
+ * For each of `convIds`, in order, the newest message the viewer can see
+ * there (revoked ones included: they show as revoked); null where they can
+ * see none or are not a member. One backward probe of the primary key per
+ * conversation, past any messages hidden from them.
  */
 export async function findLastMessages(
   db: SqlRunner,
   viewerId: string,
   retention: RetentionClock,
   convIds: readonly string[],
-): Promise<Map<string, MessageRow>> {
-  if (convIds.length === 0) return new Map();
+): Promise<(MessageRow | null)[]> {
+  if (convIds.length === 0) return [];
   const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')}
       from ${memberFloors(viewerId, retention, convIds)}
       cross join lateral (select m.* from messages m
         where m.conv_id = mb.conv_id and ${visibleTo('m', viewerId, FLOOR)}
         order by m.seq desc limit 1) m`);
-  return new Map(rows.map((r) => [r.conv_id, toMessageRow(r)]));
+  return inKeyOrder(convIds, rows.map(toMessageRow), (id) => id, (row) => row.convId);
 }
 
 /**
- * How many messages the viewer can see from others after their read cursor,
- * in each of `convIds`, counting at most `UNREAD_SCAN_LIMIT` (see
- * src/history/unreadCount.ts); absent when not a member. Each count is one
- * forward range of the primary key from the read cursor.
+ * For each of `convIds`, in order, how many messages the viewer can see
+ * from others after their read cursor, counting at most `UNREAD_SCAN_LIMIT`
+ * (see src/history/unreadCount.ts); nothing unread where they are not a
+ * member. Each count is one forward range of the primary key from the read
+ * cursor.
  */
 export async function countUnread(
   db: SqlRunner,
   viewerId: string,
   retention: RetentionClock,
   convIds: readonly string[],
-): Promise<Map<string, number>> {
-  if (convIds.length === 0) return new Map();
+): Promise<UnreadCount[]> {
+  if (convIds.length === 0) return [];
   const rows = await db.rows<{ conv_id: string; found: number }>(sql`select mb.conv_id, u.found
       from ${memberFloors(viewerId, retention, convIds)}
       cross join lateral (select count(*) as found from (select from messages m
         where m.conv_id = mb.conv_id and m.seq > mb.read_seq and m.sender_id <> ${viewerId} and ${visibleTo('m', viewerId, FLOOR)}
         limit ${UNREAD_SCAN_LIMIT}) unread) u`);
-  return new Map(rows.map((r) => [r.conv_id, r.found]));
+  return inKeyOrder(convIds, rows, (id) => id, (row) => row.conv_id).map((row) => unreadCountOf(row?.found ?? 0));
 }
 
 /**
@@ -140,6 +142,5 @@ export async function countReaders(db: SqlRunner, keys: readonly MessageKey[]): 
       join messages m on m.conv_id = k.conv_id and m.seq = k.seq
       left join members r on r.conv_id = k.conv_id and r.user_id <> m.sender_id and r.read_seq >= k.seq
       group by k.conv_id, k.seq`);
-  const byKey = new Map(rows.map((r) => [`${r.conv_id}:${r.seq}`, r.readers]));
-  return keys.map((key) => byKey.get(`${key.convId}:${key.seq}`) ?? 0);
+  return inKeyOrder(keys, rows, messageKeyString, (r) => messageKeyString({ convId: r.conv_id, seq: r.seq })).map((row) => row?.readers ?? 0);
 }

@@ -9,11 +9,12 @@ import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import { notifyAll } from './notify.ts';
 import { type ChangeEntry, recordChanges } from './changes.ts';
-import type { MessageKey } from './messages.ts';
+import { type MessageKey, messageKeyString } from './messages.ts';
+import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
 import { expiredThrough, keyArrays, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 
 /** What `setRetentionPolicy` did. */
-export type SetRetentionOutcome = { kind: 'set'; expiredThroughSeq: number } | { kind: 'not-found' } | { kind: 'forbidden' };
+export type SetRetentionOutcome = { kind: 'set'; expiredThroughSeq: number } | NotFound | Forbidden;
 
 /** Sets group `convId`'s own retention limits on behalf of `actorId`, who must own it. */
 export async function setRetentionPolicy(
@@ -28,8 +29,8 @@ export async function setRetentionPolicy(
         from members mb join conversations c on c.id = mb.conv_id
         where mb.conv_id = ${convId} and mb.user_id = ${actorId}
         for update of c`);
-    if (member === undefined) return { kind: 'not-found' };
-    if (member.kind !== 'group' || member.role !== 'owner') return { kind: 'forbidden' };
+    if (member === undefined) return NOT_FOUND;
+    if (member.kind !== 'group' || member.role !== 'owner') return FORBIDDEN;
     const [updated] = await tx.rows<{ expired_through: number }>(sql`update conversations c
         set retention_days = ${policy.days}::int, retention_max_messages = ${policy.maxMessages}::int
         where c.id = ${convId}
@@ -41,7 +42,7 @@ export async function setRetentionPolicy(
 }
 
 /** What `purgeMessages` did. */
-export type PurgeOutcome = { kind: 'purged'; count: number } | { kind: 'not-found'; key: MessageKey } | { kind: 'forbidden'; key: MessageKey };
+export type PurgeOutcome = { kind: 'purged'; count: number } | (NotFound & { key: MessageKey }) | (Forbidden & { key: MessageKey });
 
 /** Consecutive seqs of one conversation as ranges: the feed's entries for a purge. */
 function seqRanges(convId: string, seqs: number[]): { convId: string; fromSeq: number; toSeq: number }[] {
@@ -77,10 +78,10 @@ export async function purgeMessages(
         left join members mb on mb.conv_id = k.conv_id and mb.user_id = ${actorId}
         where ${admin}::boolean or (mb.user_id is not null and ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))})
         for update of m`);
-    const found = new Map(readable.map((r) => [`${r.conv_id}:${r.seq}`, r]));
-    const missing = keys.find((k) => !found.has(`${k.convId}:${k.seq}`));
+    const found = new Map(readable.map((r) => [messageKeyString({ convId: r.conv_id, seq: r.seq }), r]));
+    const missing = keys.find((k) => !found.has(messageKeyString(k)));
     if (missing !== undefined) return { kind: 'not-found', key: missing };
-    const refused = admin ? undefined : keys.find((k) => !found.get(`${k.convId}:${k.seq}`)!.may_purge);
+    const refused = admin ? undefined : keys.find((k) => !found.get(messageKeyString(k))!.may_purge);
     if (refused !== undefined) return { kind: 'forbidden', key: refused };
     const gone = await tx.rows<{ conv_id: string; seq: number }>(sql`with k as (select * from ${keyArrays(keys)} as k(conv_id, seq)),
         bodies as (delete from message_bodies b using k where b.conv_id = k.conv_id and b.seq = k.seq),

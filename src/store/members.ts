@@ -6,25 +6,36 @@
  */
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
 import { isoTime } from './sqlFragments.ts';
 
-/** Why a membership change was refused. */
-export type MembershipRefusal = 'not-found' | 'forbidden' | 'direct';
+/** A conversation that is not a group: it has no owner, and its two members stay. */
+export interface Direct {
+  kind: 'direct';
+}
 
-/** The actor's role in group `convId`, with the group locked; null when not a member. */
-async function lockForMember(tx: SqlRunner, convId: string, actorId: string): Promise<{ role: string; kind: string } | null> {
+/** Why a change only a group's owner may make was refused. */
+export type MembershipRefusal = NotFound | Forbidden | Direct;
+
+const DIRECT: Direct = Object.freeze({ kind: 'direct' });
+
+/** The actor's membership of `convId`, with the conversation locked. */
+type LockedMembership = { kind: 'member'; role: string; conversationKind: string } | NotFound;
+
+/** Locks conversation `convId` and reads the actor's membership of it. */
+async function lockForMember(tx: SqlRunner, convId: string, actorId: string): Promise<LockedMembership> {
   const [row] = await tx.rows<{ role: string; kind: string }>(sql`select mb.role, c.kind
       from conversations c join members mb on mb.conv_id = c.id and mb.user_id = ${actorId}
       where c.id = ${convId}
       for update of c`);
-  return row ?? null;
+  return row === undefined ? NOT_FOUND : { kind: 'member', role: row.role, conversationKind: row.kind };
 }
 
 /** The refusal for an actor who must own the group, or null when they do. */
-function ownerRefusal(member: { role: string; kind: string } | null): MembershipRefusal | null {
-  if (member === null) return 'not-found';
-  if (member.kind !== 'group') return 'direct';
-  return member.role === 'owner' ? null : 'forbidden';
+function ownerRefusal(member: LockedMembership): MembershipRefusal | null {
+  if (member.kind === 'not-found') return member;
+  if (member.conversationKind !== 'group') return DIRECT;
+  return member.role === 'owner' ? null : FORBIDDEN;
 }
 
 /**
@@ -37,10 +48,10 @@ export async function addMembers(
   actorId: string,
   convId: string,
   userIds: readonly string[],
-): Promise<{ kind: 'added'; count: number } | { kind: MembershipRefusal }> {
+): Promise<{ kind: 'added'; count: number } | MembershipRefusal> {
   return db.transaction(async (tx) => {
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
-    if (refusal !== null) return { kind: refusal };
+    if (refusal !== null) return refusal;
     const added = await tx.rows<{ user_id: string }>(sql`insert into members (conv_id, user_id, role, joined_seq)
         select c.id, u.user_id, 'member', c.max_seq
         from conversations c, unnest(${sql.param([...new Set(userIds)])}::text[]) as u(user_id)
@@ -51,20 +62,23 @@ export async function addMembers(
   });
 }
 
-/** Removes `userId` from group `convId` on behalf of its owner (who cannot remove themselves). */
+/**
+ * Removes `userId` from group `convId` on behalf of its owner (who cannot
+ * remove themselves); `not-in-group` when `userId` is not a member.
+ */
 export async function removeMember(
   db: SqlRunner,
   actorId: string,
   convId: string,
   userId: string,
   afterRemoval: (tx: SqlRunner) => Promise<void>,
-): Promise<{ kind: 'removed' | 'not-a-member' | 'self' } | { kind: MembershipRefusal }> {
+): Promise<{ kind: 'removed' | 'not-in-group' | 'self' } | MembershipRefusal> {
   return db.transaction(async (tx) => {
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
-    if (refusal !== null) return { kind: refusal };
+    if (refusal !== null) return refusal;
     if (userId === actorId) return { kind: 'self' as const };
     const removed = await tx.rows(sql`delete from members where conv_id = ${convId} and user_id = ${userId} returning user_id`);
-    if (removed.length === 0) return { kind: 'not-a-member' as const };
+    if (removed.length === 0) return { kind: 'not-in-group' as const };
     await afterRemoval(tx);
     return { kind: 'removed' as const };
   });
@@ -80,11 +94,11 @@ export async function leaveConversation(
   actorId: string,
   convId: string,
   afterLeaving: (tx: SqlRunner) => Promise<void>,
-): Promise<{ kind: 'left' } | { kind: 'not-found' | 'direct' }> {
-  return db.transaction(async (tx) => {
+): Promise<{ kind: 'left' } | NotFound | Direct> {
+  return db.transaction(async (tx): Promise<{ kind: 'left' } | NotFound | Direct> => {
     const member = await lockForMember(tx, convId, actorId);
-    if (member === null) return { kind: 'not-found' as const };
-    if (member.kind !== 'group') return { kind: 'direct' as const };
+    if (member.kind === 'not-found') return member;
+    if (member.conversationKind !== 'group') return DIRECT;
     await tx.rows(sql`delete from members where conv_id = ${convId} and user_id = ${actorId}`);
     if (member.role === 'owner') {
       await tx.rows(sql`update members set role = 'owner'
@@ -92,7 +106,7 @@ export async function leaveConversation(
             select user_id from members where conv_id = ${convId} order by joined_at, user_id limit 1)`);
     }
     await afterLeaving(tx);
-    return { kind: 'left' as const };
+    return { kind: 'left' };
   });
 }
 
@@ -102,10 +116,10 @@ export async function setHistoryVisibility(
   actorId: string,
   convId: string,
   visibility: 'shared' | 'since_joined',
-): Promise<{ kind: 'set' } | { kind: MembershipRefusal }> {
+): Promise<{ kind: 'set' } | MembershipRefusal> {
   return db.transaction(async (tx) => {
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
-    if (refusal !== null) return { kind: refusal };
+    if (refusal !== null) return refusal;
     await tx.rows(sql`update conversations set history_visibility = ${visibility} where id = ${convId}`);
     return { kind: 'set' as const };
   });
@@ -126,9 +140,15 @@ export interface MemberPosition {
   userId: string;
 }
 
+/** A page of members as read: up to `limit + 1` rows. */
+export interface MemberPage {
+  kind: 'members';
+  rows: MemberRow[];
+}
+
 /**
  * Up to `limit + 1` members of `convId` in join order after `after`, if
- * `viewerId` is a member (checked in the same statement); null otherwise.
+ * `viewerId` is a member (checked in the same statement); `NotFound` otherwise.
  */
 export async function listMembers(
   db: SqlRunner,
@@ -136,7 +156,7 @@ export async function listMembers(
   convId: string,
   after: MemberPosition | null,
   limit: number,
-): Promise<MemberRow[] | null> {
+): Promise<MemberPage | NotFound> {
   // Ordered by the join time as the cursor carries it (milliseconds), so
   // the row a cursor came from compares equal, never after itself.
   const start =
@@ -148,8 +168,9 @@ export async function listMembers(
         from members m where m.conv_id = v.conv_id and ${start}
         order by date_trunc('milliseconds', m.joined_at), m.user_id limit ${limit + 1}) p on true
       order by p.joined_at, p.user_id`);
-  if (rows.length === 0) return null;
-  return rows
-    .filter((r) => r.user_id !== null)
-    .map((r) => ({ userId: r.user_id!, role: r.role, joinedAt: r.joined_at, readSeq: r.read_seq }));
+  if (rows.length === 0) return NOT_FOUND;
+  return {
+    kind: 'members',
+    rows: rows.filter((r) => r.user_id !== null).map((r) => ({ userId: r.user_id!, role: r.role, joinedAt: r.joined_at, readSeq: r.read_seq })),
+  };
 }

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import { inKeyOrder } from './batch.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { isoTime, keyArrays, messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 
@@ -13,13 +14,21 @@ export interface MessageKey {
   seq: number;
 }
 
-/** The rows among `keys` that `viewerId` may see (member, not cleared, not expired, not hidden). */
+/** A message key as one string (a Map or DataLoader cache key); the only spelling of it. */
+export function messageKeyString(key: MessageKey): string {
+  return `${key.convId}:${key.seq}`;
+}
+
+/**
+ * For each of `keys`, in order, its row if `viewerId` may see it (member,
+ * not cleared, not expired, not hidden); null otherwise.
+ */
 export async function findVisibleMessages(
   db: SqlRunner,
   viewerId: string,
   retention: RetentionClock,
   keys: readonly MessageKey[],
-): Promise<MessageRow[]> {
+): Promise<(MessageRow | null)[]> {
   if (keys.length === 0) return [];
   const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')}
       from ${keyArrays(keys)} as k(conv_id, seq)
@@ -27,7 +36,7 @@ export async function findVisibleMessages(
       join conversations c on c.id = k.conv_id
       join messages m on m.conv_id = k.conv_id and m.seq = k.seq
       where ${visibleTo('m', viewerId, visibleFloor('mb', 'c', retention))}`);
-  return rows.map(toMessageRow);
+  return inKeyOrder(keys, rows.map(toMessageRow), messageKeyString, messageKeyString);
 }
 
 /**
@@ -55,10 +64,9 @@ export async function findMessageBodies(db: SqlRunner, keys: readonly MessageKey
       from ${keyArrays(keys)} as k(conv_id, seq)
       join messages m on m.conv_id = k.conv_id and m.seq = k.seq
       left join message_bodies b on b.conv_id = m.conv_id and b.seq = m.seq`);
-  const byKey = new Map(rows.map((r) => [`${r.conv_id}:${r.seq}`, r]));
-  return keys.map((key): MessageBody => {
-    const row = byKey.get(`${key.convId}:${key.seq}`);
-    if (row === undefined) return { kind: 'missing' };
+  const found = inKeyOrder(keys, rows, messageKeyString, (r) => messageKeyString({ convId: r.conv_id, seq: r.seq }));
+  return found.map((row): MessageBody => {
+    if (row === null) return { kind: 'missing' };
     if (row.revoked_at !== null) return { kind: 'revoked', revokedAt: row.revoked_at, revokedBy: row.revoked_by ?? '' };
     if (row.erased_at !== null) return { kind: 'erased', erasedAt: row.erased_at };
     if (row.text === null) return { kind: 'missing' };

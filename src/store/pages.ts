@@ -7,6 +7,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
+import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 
@@ -19,6 +20,7 @@ interface PageSnapshot {
 
 /** A keyset page as scanned: rows in scan order, up to `size + 1`. */
 export interface ScannedPage extends PageSnapshot {
+  kind: 'page';
   scanned: MessageRow[];
   /** A visible message lies beyond the cursor (seq <= after, or seq >= before). */
   behindExists: boolean;
@@ -26,6 +28,7 @@ export interface ScannedPage extends PageSnapshot {
 
 /** A page around an anchor as scanned. */
 export interface ScannedAround extends PageSnapshot {
+  kind: 'around';
   /** Descending, up to `before + 1`. */
   older: MessageRow[];
   anchor: MessageRow | null;
@@ -56,14 +59,14 @@ function pageStatement(viewerId: string, convId: string, retention: RetentionClo
     left join lateral (${scan}) p on true`;
 }
 
-/** Scans one keyset page; null when the viewer is not a member (or there is no such conversation). */
+/** Scans one keyset page; `NotFound` when the viewer is not a member (or there is no such conversation). */
 export async function scanPage(
   db: SqlRunner,
   viewerId: string,
   retention: RetentionClock,
   convId: string,
   window: PageWindow,
-): Promise<ScannedPage | null> {
+): Promise<ScannedPage | NotFound> {
   const visible = visibleTo('m', viewerId, FLOOR);
   const limit = window.size + 1;
   let range: SQL;
@@ -90,8 +93,9 @@ export async function scanPage(
   )}`;
   const rows = await db.rows<PageStatementRow>(statement);
   const first = rows[0];
-  if (first === undefined) return null;
+  if (first === undefined) return NOT_FOUND;
   return {
+    kind: 'page',
     latestSeq: first.latest_seq,
     changeSeq: first.change_seq,
     behindExists: first.behind_exists,
@@ -99,7 +103,7 @@ export async function scanPage(
   };
 }
 
-/** Scans the page around `anchorSeq`; null when the viewer is not a member. */
+/** Scans the page around `anchorSeq`; `NotFound` when the viewer is not a member. */
 export async function scanAround(
   db: SqlRunner,
   viewerId: string,
@@ -108,7 +112,7 @@ export async function scanAround(
   anchorSeq: number,
   before: number,
   after: number,
-): Promise<ScannedAround | null> {
+): Promise<ScannedAround | NotFound> {
   const side = (name: string, range: SQL, order: string, limit: number) =>
     sql`(select ${name}::text as side, ${messageColumns('m')} from messages m
       where m.conv_id = mb.conv_id and ${range} and ${visibleTo('m', viewerId, FLOOR)}
@@ -118,18 +122,26 @@ export async function scanAround(
     union all ${side('newer', sql`m.seq > ${anchorSeq}`, 'asc', after + 1)}`;
   const rows = await db.rows<PageStatementRow>(pageStatement(viewerId, convId, retention, sql.raw('false'), scan));
   const first = rows[0];
-  if (first === undefined) return null;
+  if (first === undefined) return NOT_FOUND;
   const of = (name: string) => rows.filter((r) => r.side === name).map((r) => toMessageRow(r as RawMessageRow));
   // union all keeps each branch's rows together but not their order: sort here.
   const older = of('older').sort((a, b) => b.seq - a.seq);
   const newer = of('newer').sort((a, b) => a.seq - b.seq);
-  return { latestSeq: first.latest_seq, changeSeq: first.change_seq, older, anchor: of('anchor')[0] ?? null, newer };
+  return { kind: 'around', latestSeq: first.latest_seq, changeSeq: first.change_seq, older, anchor: of('anchor')[0] ?? null, newer };
+}
+
+/** Where `findFirstVisibleAt` landed. */
+export interface FirstVisible {
+  kind: 'located';
+  /** The first visible message created at or after the time asked for; null when there is none. */
+  seq: number | null;
+  latestSeq: number;
 }
 
 /**
- * The first message the viewer can see created at or after `time` (its seq,
- * null when there is none) and the conversation's `max_seq`, through the
- * creation-time index; null when the viewer is not a member.
+ * The first message the viewer can see created at or after `time` and the
+ * conversation's `max_seq`, through the creation-time index; `NotFound` when
+ * the viewer is not a member.
  */
 export async function findFirstVisibleAt(
   db: SqlRunner,
@@ -137,12 +149,12 @@ export async function findFirstVisibleAt(
   retention: RetentionClock,
   convId: string,
   time: string,
-): Promise<{ seq: number | null; latestSeq: number } | null> {
+): Promise<FirstVisible | NotFound> {
   const scan = sql`select m.seq from messages m
     where m.conv_id = mb.conv_id and m.created_at >= ${time}::timestamptz and ${visibleTo('m', viewerId, FLOOR)}
     order by m.created_at, m.seq limit 1`;
   const rows = await db.rows<{ latest_seq: number; seq: number | null }>(pageStatement(viewerId, convId, retention, sql.raw('false'), scan));
   const first = rows[0];
-  if (first === undefined) return null;
-  return { seq: first.seq ?? null, latestSeq: first.latest_seq };
+  if (first === undefined) return NOT_FOUND;
+  return { kind: 'located', seq: first.seq ?? null, latestSeq: first.latest_seq };
 }

@@ -7,6 +7,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
 import { notifyExpression } from './notify.ts';
 import { recordChanges } from './changes.ts';
+import { NOT_FOUND, type Forbidden, type NotFound } from './outcome.ts';
 import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
 
@@ -14,8 +15,8 @@ import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './
 export type RevokeOutcome =
   | { kind: 'revoked'; message: MessageRow }
   | { kind: 'already-revoked'; message: MessageRow }
-  | { kind: 'not-found' }
-  | { kind: 'forbidden'; reason: 'window-passed' | 'not-sender' };
+  | NotFound
+  | (Forbidden & { reason: 'window-passed' | 'not-sender' });
 
 /** Revokes message `seq` of `convId` on behalf of `actorId`, if the rules allow. */
 export async function revokeMessage(
@@ -37,7 +38,7 @@ export async function revokeMessage(
         where mb.conv_id = ${convId} and mb.user_id = ${actorId}
           and ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))}
         for update of m`))[0];
-    if (found === undefined) return { kind: 'not-found' };
+    if (found === undefined) return NOT_FOUND;
     const decision = decideRevoke({
       actorId,
       senderId: found.sender_id,

@@ -8,14 +8,12 @@ import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
 import { notifyExpression } from './notify.ts';
+import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
 import { messageColumns } from './sqlFragments.ts';
 
-/** What a send did. */
-export type SendOutcome =
-  | { kind: 'stored'; message: MessageRow }
-  | { kind: 'deduplicated'; message: MessageRow }
-  | { kind: 'not-member' };
+/** What a send did; `NotFound` when the sender is not a member (or there is no such conversation). */
+export type SendOutcome = { kind: 'stored'; message: MessageRow } | { kind: 'deduplicated'; message: MessageRow } | NotFound;
 
 /** The message the sender already stored under `clientMsgId`, if any. */
 async function findByClientId(
@@ -69,6 +67,6 @@ export async function sendMessage(
     return { kind: 'deduplicated', message: existing };
   }
   const row = rows[0];
-  if (row === undefined) return { kind: 'not-member' };
+  if (row === undefined) return NOT_FOUND;
   return { kind: 'stored', message: toMessageRow(row) };
 }

@@ -38,7 +38,7 @@ function changeCursorSeq(convId: string, cursor: string | null | undefined): num
 
 /**
  * The page around `anchorSeq` as a connection; shared by `messagesAround`
- * and `messagesAt`. Null when the viewer is not a member.
+ * and `messagesAt`. `NOT_FOUND` when the viewer is not a member.
  */
 async function aroundConnection(
   context: RequestContext,
@@ -47,9 +47,9 @@ async function aroundConnection(
   anchorSeq: number,
   before: number,
   after: number,
-): Promise<(ConnectionModel & { latestSeq: number }) | null> {
+): Promise<ConnectionModel & { latestSeq: number }> {
   const scanned = await scanAround(context.db, viewerId, context.retention, convId, anchorSeq, before, after);
-  if (scanned === null) return null;
+  if (scanned.kind === 'not-found') throw gone(convId);
   const slice = sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer);
   return {
     convId,
@@ -85,7 +85,6 @@ async function jumpToMessage(
   const notHere = () => notFound(`Message ${echo(messageId)} is not a message of this conversation.`);
   if (anchor.convId !== convId) throw notHere();
   const connection = await aroundConnection(context, viewerOf(context).viewerId, convId, anchor.seq, before, after);
-  if (connection === null) throw gone(convId);
   // A seq never allocated is not a message of this conversation.
   if (anchor.seq > connection.latestSeq) throw notHere();
   return connection;
@@ -130,7 +129,7 @@ export const Conversation: ConversationResolvers = {
     if (!result.ok) throw badUserInput(result.problem.message, result.problem.argumentName);
     const { window } = result;
     const scanned = await scanPage(context.db, viewerId, context.retention, conversation.id, window);
-    if (scanned === null) throw gone(conversation.id);
+    if (scanned.kind === 'not-found') throw gone(conversation.id);
     const slice = slicePage(window, scanned.scanned, scanned.behindExists);
     return {
       convId: conversation.id,
@@ -158,13 +157,11 @@ export const Conversation: ConversationResolvers = {
     const { viewerId } = viewerOf(context);
     const { before, after } = aroundCounts(args);
     const found = await findFirstVisibleAt(context.db, viewerId, context.retention, conversation.id, args.time);
-    if (found === null) throw gone(conversation.id);
+    if (found.kind === 'not-found') throw gone(conversation.id);
     // Nothing at or after `time`: centre on the position after the newest
     // message, which is the newest page, with `anchorFound` false.
     const anchorSeq = found.seq ?? found.latestSeq + 1;
-    const connection = await aroundConnection(context, viewerId, conversation.id, anchorSeq, before, after);
-    if (connection === null) throw gone(conversation.id);
-    return connection;
+    return aroundConnection(context, viewerId, conversation.id, anchorSeq, before, after);
   },
 
   changes: async (conversation, args, context) => {
@@ -172,7 +169,7 @@ export const Conversation: ConversationResolvers = {
     const first = keysetSize('changes', args.first);
     const after = changeCursorSeq(conversation.id, args.after);
     const page = await readChanges(context.db, viewerId, context.retention, conversation.id, after ?? 0, first);
-    if (page === null) throw gone(conversation.id);
+    if (page.kind === 'not-found') throw gone(conversation.id);
     if (after !== null && after > page.head) {
       throw badUserInput(`Argument \`after\` is ahead of this conversation's change feed: got ${echo(args.after)}.`, 'after');
     }

@@ -22,8 +22,8 @@ import { conversationNotFound, conversationRow, freshConversation } from './look
 
 
 /** The error for a refused membership change on conversation `id`. */
-function refusal(kind: MembershipRefusal, id: string, what: string) {
-  switch (kind) {
+function refusal(outcome: MembershipRefusal, id: string, what: string) {
+  switch (outcome.kind) {
     case 'not-found':
       return conversationNotFound(id);
     case 'forbidden':
@@ -46,9 +46,9 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
       after = decodeMemberCursor(conversation.id, args.after);
       if (after === null) throw badUserInput(`Argument \`after\` is not a members cursor of this conversation: got ${echo(args.after)}.`, 'after');
     }
-    const rows = await listMembers(context.db, viewerId, conversation.id, after, first);
-    if (rows === null) throw conversationNotFound(conversationGlobalId(conversation.id));
-    const { rows: kept, more } = cutExtraRow(rows, first);
+    const found = await listMembers(context.db, viewerId, conversation.id, after, first);
+    if (found.kind === 'not-found') throw conversationNotFound(conversationGlobalId(conversation.id));
+    const { rows: kept, more } = cutExtraRow(found.rows, first);
     const page: KeysetPage<MemberRow> = {
       rows: kept,
       hasNextPage: more,
@@ -80,7 +80,7 @@ export const membershipMutations: Pick<
     }
     for (const userId of input.userIds) checkUserId('userIds', userId);
     const outcome = await addMembers(context.db, viewerId, convId, input.userIds);
-    if (outcome.kind !== 'added') throw refusal(outcome.kind, input.conversationId, 'add members');
+    if (outcome.kind !== 'added') throw refusal(outcome, input.conversationId, 'add members');
     return { conversation: await freshConversation(loaders, convId), addedCount: outcome.count };
   },
 
@@ -95,10 +95,10 @@ export const membershipMutations: Pick<
         return { conversation: await freshConversation(loaders, convId) };
       case 'self':
         throw badUserInput('An owner cannot remove themselves; use `leaveConversation`.', 'userId');
-      case 'not-a-member':
+      case 'not-in-group':
         throw badUserInput(`User ${echo(input.userId)} is not a member of this group.`, 'userId');
       default:
-        throw refusal(outcome.kind, input.conversationId, 'remove members');
+        throw refusal(outcome, input.conversationId, 'remove members');
     }
   },
 
@@ -116,7 +116,7 @@ export const membershipMutations: Pick<
     const convId = conversationUuid(input.conversationId);
     const visibility = input.historyVisibility === 'SINCE_JOINED' ? 'since_joined' : 'shared';
     const outcome = await setHistoryVisibility(context.db, viewerId, convId, visibility);
-    if (outcome.kind !== 'set') throw refusal(outcome.kind, input.conversationId, 'change history visibility');
+    if (outcome.kind !== 'set') throw refusal(outcome, input.conversationId, 'change history visibility');
     return { conversation: await freshConversation(loaders, convId) };
   },
 };

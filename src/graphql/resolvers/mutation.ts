@@ -9,6 +9,7 @@ import { codePointLength, isStorable } from '../../history/storableText.ts';
 import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
 import { policyProblem } from '../../history/retention.ts';
 import { hideMessages } from '../../store/hides.ts';
+import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
 import { sendMessage } from '../../store/sends.ts';
@@ -29,7 +30,7 @@ function messageKeysOf(argumentName: string, ids: readonly string[], max: number
   }
   const keys = new Map(ids.map((id) => {
     const key = messageKeyOf(id);
-    return [`${key.convId}:${key.seq}`, key] as const;
+    return [messageKeyString(key), key] as const;
   }));
   return [...keys.values()];
 }
@@ -68,7 +69,7 @@ export const Mutation: MutationResolvers = {
     const problem = textProblem(input.text);
     if (problem !== null) throw badUserInput(problem, 'text');
     const outcome = await sendMessage(context.db, viewerId, convId, input.clientMsgId, input.text);
-    if (outcome.kind === 'not-member') {
+    if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
     if (outcome.kind === 'stored') {
@@ -122,18 +123,18 @@ export const Mutation: MutationResolvers = {
   clearHistory: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
-    const clearedThroughSeq = await clearHistory(context.db, viewerId, convId);
-    if (clearedThroughSeq === null) {
+    const outcome = await clearHistory(context.db, viewerId, convId);
+    if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
-    return { conversation: await freshConversation(loaders, convId), clearedThroughSeq };
+    return { conversation: await freshConversation(loaders, convId), clearedThroughSeq: outcome.throughSeq };
   },
 
   markRead: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
     const outcome = await markRead(context.db, viewerId, convId, input.seq);
-    if (outcome.kind === 'not-member') {
+    if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
     if (outcome.kind === 'beyond-max') {

@@ -29,9 +29,9 @@ export const Query: QueryResolvers = {
       case 'User':
         return { id: ref.userId };
       case 'Announcement': {
-        const announcement = await findAnnouncement(context.db, viewerOf(context).viewerId, ref.id);
-        if (announcement === null) throw notFound(`No object with id ${echo(id)} that you can read.`);
-        return announcement;
+        const found = await findAnnouncement(context.db, viewerOf(context).viewerId, ref.id);
+        if (found.kind === 'not-found') throw notFound(`No object with id ${echo(id)} that you can read.`);
+        return found.announcement;
       }
       case 'Invalid':
         throw notFound(`No object with id ${echo(id)} that you can read.`);
