@@ -41,18 +41,20 @@ export function createSocketLimit(client: SqlClient, max: number, onError: (erro
     };
   }
   const serverId = randomUUID();
-  const renewal = setInterval(() => renewSocketLeases(createRunner(client), serverId, LEASE_SECONDS).catch(onError), RENEW_EVERY_MS);
+  // One runner for the process's lease bookkeeping: it keeps only a statement count.
+  const db = createRunner(client);
+  const renewal = setInterval(() => renewSocketLeases(db, serverId, LEASE_SECONDS).catch(onError), RENEW_EVERY_MS);
   renewal.unref();
   return {
     async take(userId) {
       const socketId = randomUUID();
-      const taken = await takeSocketLease(createRunner(client), { socketId, userId, serverId, max, ttlSeconds: LEASE_SECONDS });
+      const taken = await takeSocketLease(db, { socketId, userId, serverId, max, ttlSeconds: LEASE_SECONDS });
       if (!taken) return null;
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        dropSocketLease(createRunner(client), socketId).catch(onError);
+        dropSocketLease(db, socketId).catch(onError);
       };
     },
     close() {
