@@ -171,7 +171,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
   });
   const actualPort = (httpServer.address() as AddressInfo).port;
   return {
-    url: `http://localhost:${actualPort}${GRAPHQL_PATH}`,
+    // The address it listens on when HOST names one; localhost for every interface (or none given).
+    url: `http://${urlHost(config.host)}:${actualPort}${GRAPHQL_PATH}`,
     port: actualPort,
     httpServer,
     stop: async () => {
@@ -182,4 +183,10 @@ export async function startServer(options: ServerOptions, port: number): Promise
       await hub.close();
     },
   };
+}
+
+/** How a URL names the host the server listens on: localhost for every interface, brackets around IPv6. */
+function urlHost(host: string | null): string {
+  if (host === null || host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
 }
