@@ -108,14 +108,18 @@ function NewestView({ conversationId, viewerId }: Props) {
     };
   }, []);
 
+  // subscribeToMore is a new function whenever the query's result changes: read it through a ref,
+  // so the view subscribes once per conversation instead of subscribing again after the first page arrives.
+  const subscribeRef = useRef(subscribeToMore);
+  subscribeRef.current = subscribeToMore;
   useEffect(
     () =>
-      subscribeToMore({
+      subscribeRef.current({
         document: ConversationEventsSubscription,
         variables: { id: conversationId },
         updateQuery: (prev, { subscriptionData }) => append(prev, sentEdge(prev.conversation?.messages.edges ?? [], subscriptionData.data.conversationEvents)),
       }),
-    [subscribeToMore, conversationId, append],
+    [conversationId, append],
   );
 
   // After our own send, fetch what follows the page's end (the reconnect contract), in case its live event is late or lost.
@@ -170,9 +174,11 @@ function AroundView({ conversationId, anchorId, viewerId }: Props & { anchorId: 
   const anchorFound = useRef<boolean | null>(null);
   if (connection?.anchorFound != null) anchorFound.current = connection.anchorFound;
 
+  const subscribeRef = useRef(subscribeToMore);
+  subscribeRef.current = subscribeToMore;
   useEffect(
     () =>
-      subscribeToMore({
+      subscribeRef.current({
         document: ConversationEventsSubscription,
         variables: { id: conversationId },
         updateQuery: (prev, { subscriptionData }) => {
@@ -185,7 +191,8 @@ function AroundView({ conversationId, anchorId, viewerId }: Props & { anchorId: 
           };
         },
       }),
-    [subscribeToMore, conversationId],
+    // Once per conversation, as in NewestView.
+    [conversationId],
   );
 
   const startCursor = connection?.pageInfo.startCursor;
