@@ -5,13 +5,14 @@
  */
 import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'drizzle-orm';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, embedsSandboxToken, readConfig, SETTINGS } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
+import { failureText } from './db/failureText.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
 import { createRunner } from './db/runner.ts';
 import { ensureDemo } from './demo/createDemo.ts';
@@ -290,16 +291,19 @@ async function seed(args: string[]): Promise<void> {
   if (args[0] !== '--bench') fail(`seed takes --bench (the benchmark data set).\n${USAGE}`);
   const config = loadConfig();
   if (config.databaseUrl === null) fail('seed --bench loads into the PostgreSQL at DATABASE_URL; set it first.');
-  const handle = await open(config);
+  // A maintenance command, like migrate: no statement timeout (its batches stay short, its vacuums may not).
+  const handle = await open(config, 0);
   await applyMigrations(handle);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   say(`seeding ${BENCH_DATA.totalMessages.toLocaleString('en')} messages in ${BENCH_DATA.conversations} conversations...`);
-  const { messages, seconds } = await seedBenchData(handle.db, BENCH_DATA, say);
-  say(`seeded ${messages.toLocaleString('en')} messages in ${seconds.toFixed(1)} s; indexing them for search...`);
-  // The seed writes bodies with set-based SQL; their vectors come from the one (JavaScript) tokenizer.
-  await runReindex(handle, say);
-  await handle.db.execute(sql`vacuum analyze message_bodies`);
+  // One batch per core: PostgreSQL, on the same machine here, does the work.
+  const concurrency = Math.min(availableParallelism(), config.poolSize);
+  const outcome = await seedBenchData(handle.db, BENCH_DATA, say, { concurrency });
   await handle.close();
+  if (outcome.kind === 'not-empty') {
+    fail(`seed --bench loads into an empty database, and this one has ${outcome.conversations.toLocaleString('en')} conversations; create a fresh one.`);
+  }
+  say(`seeded ${outcome.messages.toLocaleString('en')} messages, search vectors included, in ${outcome.seconds.toFixed(1)} s`);
 }
 
 async function token(args: string[]): Promise<void> {
@@ -335,8 +339,9 @@ const commands: Record<string, () => Promise<void>> = {
 };
 const run = commands[command];
 if (run === undefined) fail(`unknown command "${command}".\n${USAGE}`);
+// Every command's failures end here: a failed statement prints as PostgreSQL's code and message, never drizzle's parameter dump.
 run().catch((error: unknown) => {
   const code = (error as { code?: string }).code;
   if (code === 'EADDRINUSE') fail(`the port is already in use (${(error as Error).message}); set PORT to a free one.`);
-  fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  fail(`${command} failed: ${failureText(error)}`);
 });
