@@ -32,15 +32,18 @@
  * request's instant. Nothing about the viewer's conversations comes from the
  * client.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { SearchPosition } from '../history/searchCursor.ts';
 import { QUERY_KEY_MARK, SEARCH_KEY_BYTES } from '../history/searchText.ts';
-import { type RawMessageRow, toMessageRow } from '../store/rows.ts';
-import { messageColumns, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
+import { type MessageRow, messageRowOf } from '../store/rows.ts';
+import { messageColumns, type RetentionValues, retentionValues, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
+import { type Slots, statement } from '../store/statement.ts';
 import type { SearchBackend, SearchOutcome, SearchRequest } from './backend.ts';
 
-type HitRow = RawMessageRow & { text: string; created_micros: number };
+type HitRow = MessageRow & { text: string; created_micros: number };
 
 /**
  * How many seqs below the stop each conversation's first look covers. On the
@@ -50,110 +53,146 @@ type HitRow = RawMessageRow & { text: string; created_micros: number };
  */
 export const RECENT_WINDOW = 32;
 
-/** `conversationSearchKey` in SQL, of the uuid column `column`. */
-export function searchKeySql(column: string): SQL {
-  return sql.raw(`encode(substring(decode(md5(${column}::text), 'hex') from 1 for ${SEARCH_KEY_BYTES}), 'base64')`);
+/** `conversationSearchKey` in SQL, of the uuid `column`. */
+export function searchKeySql(column: AnyColumn | SQL): SQL {
+  return sql`encode(substring(decode(md5(${column}::text), 'hex') from 1 for ${sql.raw(String(SEARCH_KEY_BYTES))}), 'base64')`;
 }
 
-/** The query as a `tsquery` for the conversation whose search key is the column `key`. */
-function keyedQuery(template: string, key: string): SQL {
-  return sql`replace(${template}::text, ${QUERY_KEY_MARK}::text, chr(39) || ${sql.raw(key)})::tsquery`;
+/** The query as a `tsquery` for the conversation whose search key is `key`. */
+function keyedQuery(template: Placeholder, key: SQL): SQL {
+  return sql`replace(${template}::text, ${QUERY_KEY_MARK}::text, chr(39) || ${key})::tsquery`;
 }
 
-/** The cursor's creation time, and its position as a row value comparable with `(created_at, conv_id, seq)`. */
-function afterPosition(request: SearchRequest): { time: SQL; position: SQL } | null {
-  const after = request.after;
-  if (after === null) return null;
-  const time = sql`(timestamptz 'epoch' + ${after.createdMicros}::int8 * interval '1 microsecond')`;
-  return { time, position: sql`(${time}, ${after.convId}::uuid, ${after.seq}::int8)` };
+/** What a search statement binds. */
+interface SearchValues extends RetentionValues {
+  viewerId: string;
+  tsqueryTemplate: string;
+  size: number;
+  /** `size + 1`. */
+  limit: number;
+  /** The conversation searched; unused when searching all of the viewer's. */
+  convId: string;
+  /** The cursor; unused on the first page. */
+  afterMicros: number;
+  afterConvId: string;
+  afterSeq: number;
 }
 
-/** The search statement; see the module comment. */
-function searchStatement(request: SearchRequest): SQL {
-  const { viewerId, retention, size } = request;
-  const limit = size + 1;
-  const after = afterPosition(request);
+const m = alias(messages, 'm');
+const e = alias(messages, 'e');
+const b = alias(messageBodies, 'b');
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+
+/** The search statement; see the module comment. `narrowed`: one conversation; `paged`: after a cursor. */
+function searchStatement(v: Slots<SearchValues>, narrowed: boolean, paged: boolean): SQL {
   // Creation time follows seq within a conversation, so "after the cursor"
   // is "below one seq" in each: the first message at or past the cursor,
   // found by one probe of (conv_id, created_at, seq).
-  const stopSeq =
-    after === null
-      ? sql.raw('c.max_seq + 1')
-      : sql`coalesce((select e.seq from messages e
-          where e.conv_id = mb.conv_id and e.created_at >= ${after.time} and (e.created_at, e.conv_id, e.seq) >= ${after.position}
-          order by e.created_at, e.seq limit 1), c.max_seq + 1)`;
-  const narrowed = request.convId === null ? sql.raw('true') : sql`mb.conv_id = ${request.convId}::uuid`;
-  const matches = keyedQuery(request.query.tsqueryTemplate, 's.search_key');
+  const afterTime = sql`(timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond')`;
+  const stopSeq = paged
+    ? sql`coalesce((select ${e.seq} from ${messages} ${e}
+          where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${afterTime}
+            and (${e.createdAt}, ${e.convId}, ${e.seq}) >= (${afterTime}, ${v.afterConvId}::uuid, ${v.afterSeq}::int8)
+          order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`
+    : sql`${c.maxSeq} + 1`;
+  const scope = narrowed ? sql`${mb.convId} = ${v.convId}::uuid` : sql`true`;
+  const matches = keyedQuery(v.tsqueryTemplate, sql`s.search_key`);
   // What the viewer may see of a found message `m` of scope row `s`.
-  const visible = sql`m.revoked_at is null and m.erased_at is null and ${visibleTo('m', viewerId, sql.raw('s.floor_seq'))}`;
+  const visible = sql`${m.revokedAt} is null and ${m.erasedAt} is null and ${visibleTo(m, v.viewerId, sql`s.floor_seq`)}`;
   return sql`with scope as (
-      select s.*, greatest(s.floor_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low, ${searchKeySql('s.conv_id')} as search_key
+      select s.*, greatest(s.floor_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low, ${searchKeySql(sql`s.conv_id`)} as search_key
       from (
-        select mb.conv_id, ${visibleFloor('mb', 'c', retention)} as floor_seq, ${stopSeq} as stop_seq
-        from members mb join conversations c on c.id = mb.conv_id
-        where mb.user_id = ${viewerId} and ${narrowed}
+        select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v)} as floor_seq, ${stopSeq} as stop_seq
+        from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+        where ${mb.userId} = ${v.viewerId} and ${scope}
         offset 0) s),
     recent as (
       select h.* from scope s cross join lateral (
-        select m.conv_id, m.seq, m.created_at
-        from message_bodies b join messages m on m.conv_id = b.conv_id and m.seq = b.seq
-        where b.conv_id = s.conv_id and b.seq > s.window_low and b.seq < s.stop_seq and b.search_terms @@ ${matches}
+        select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at
+        from ${messageBodies} ${b} join ${messages} ${m} on ${m.convId} = ${b.convId} and ${m.seq} = ${b.seq}
+        where ${b.convId} = s.conv_id and ${b.seq} > s.window_low and ${b.seq} < s.stop_seq and ${b.searchTerms} @@ ${matches}
           and ${visible}
-        order by b.seq desc
-        limit ${limit}) h),
+        order by ${b.seq} desc
+        limit ${v.limit}) h),
     bar as (
       select created_at, conv_id, seq from recent
       order by created_at desc, conv_id desc, seq desc
-      offset ${size} limit 1),
+      offset ${v.size} limit 1),
     older as (
       select h.* from scope s cross join lateral (
-        select m.conv_id, m.seq, m.created_at from (
+        select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at from (
           select found.conv_id, found.seq from (
             -- Fenced: only the GIN index can answer this, once per conversation.
-            select b.conv_id, b.seq from message_bodies b where b.search_terms @@ ${matches}
+            select ${b.convId} as conv_id, ${b.seq} as seq from ${messageBodies} ${b} where ${b.searchTerms} @@ ${matches}
             offset 0) found
           where found.conv_id = s.conv_id and found.seq > s.floor_seq and found.seq <= s.window_low
           -- Sorted before the visibility checks (fenced again), so they stop once the page is full.
           order by found.seq desc
           offset 0) found
-        join messages m on m.conv_id = found.conv_id and m.seq = found.seq
+        join ${messages} ${m} on ${m.convId} = found.conv_id and ${m.seq} = found.seq
         where ${visible}
         order by found.seq desc
-        limit ${limit}) h
+        limit ${v.limit}) h
       where s.window_low > s.floor_seq
         and (not exists (select from bar)
           -- The window's first message bounds everything below it.
-          or coalesce((select (e.created_at, e.conv_id, e.seq) > (select created_at, conv_id, seq from bar)
-            from messages e where e.conv_id = s.conv_id and e.seq > s.window_low
-            order by e.seq limit 1), true))),
+          or coalesce((select (${e.createdAt}, ${e.convId}, ${e.seq}) > (select created_at, conv_id, seq from bar)
+            from ${messages} ${e} where ${e.convId} = s.conv_id and ${e.seq} > s.window_low
+            order by ${e.seq} limit 1), true))),
     page as (
       select * from recent union all select * from older
       order by created_at desc, conv_id desc, seq desc
-      limit ${limit})
-    select ${messageColumns('m')}, b.text, (extract(epoch from m.created_at) * 1000000)::int8 as created_micros
+      limit ${v.limit})
+    select ${messageColumns(m)}, ${b.text} as text, (extract(epoch from ${m.createdAt}) * 1000000)::int8 as created_micros
     from page p
-    join messages m on m.conv_id = p.conv_id and m.seq = p.seq
-    join message_bodies b on b.conv_id = p.conv_id and b.seq = p.seq
-    order by m.created_at desc, m.conv_id desc, m.seq desc`;
+    join ${messages} ${m} on ${m.convId} = p.conv_id and ${m.seq} = p.seq
+    join ${messageBodies} ${b} on ${b.convId} = p.conv_id and ${b.seq} = p.seq
+    order by ${m.createdAt} desc, ${m.convId} desc, ${m.seq} desc`;
 }
+
+/** A search of every conversation the viewer is in (`narrowed` false), or of one, saying whether the viewer is in it. */
+function searchShape(narrowed: boolean, paged: boolean) {
+  return statement<SearchValues>((v) => {
+    const search = searchStatement(v, narrowed, paged);
+    if (!narrowed) return search;
+    // Narrowed to one conversation: say whether the viewer is in it, in the same snapshot.
+    return sql`select h.*, (select true from ${members} ${mb} where ${mb.convId} = ${v.convId}::uuid and ${mb.userId} = ${v.viewerId}) as is_member
+        from (select 1) one left join lateral (${search}) h on true`;
+  });
+}
+
+const searches = {
+  everywhere: { first: searchShape(false, false), after: searchShape(false, true) },
+  narrowed: { first: searchShape(true, false), after: searchShape(true, true) },
+};
 
 /** The PostgreSQL search backend. */
 export const postgresSearch: SearchBackend = {
   name: 'postgresql',
   async search(db: SqlRunner, request: SearchRequest): Promise<SearchOutcome> {
-    let statement = searchStatement(request);
-    if (request.convId !== null) {
-      // Narrowed to one conversation: say whether the viewer is in it, in the same snapshot.
-      statement = sql`select h.*, (select true from members mb where mb.conv_id = ${request.convId}::uuid and mb.user_id = ${request.viewerId}) as is_member
-        from (select 1) one left join lateral (${statement}) h on true`;
-    }
-    const rows = await db.rows<Partial<HitRow> & { is_member?: boolean | null }>(statement);
+    const shapes = request.convId === null ? searches.everywhere : searches.narrowed;
+    const after = request.after;
+    const statement = after === null ? shapes.first : shapes.after;
+    const rows = await db.rows<Partial<HitRow> & { is_member?: boolean | null }>(
+      statement({
+        ...retentionValues(request.retention),
+        viewerId: request.viewerId,
+        tsqueryTemplate: request.query.tsqueryTemplate,
+        size: request.size,
+        limit: request.size + 1,
+        convId: request.convId ?? '',
+        afterMicros: after?.createdMicros ?? 0,
+        afterConvId: after?.convId ?? '',
+        afterSeq: after?.seq ?? 0,
+      }),
+    );
     if (request.convId !== null && rows[0]?.is_member !== true) return { kind: 'not-member' };
     const hits = rows
       .filter((r) => r.seq != null)
       .map((r) => {
         const row = r as HitRow;
-        return { message: toMessageRow(row), text: row.text, position: { createdMicros: row.created_micros, convId: row.conv_id, seq: row.seq } };
+        return { message: messageRowOf(row), text: row.text, position: { createdMicros: row.created_micros, convId: row.convId, seq: row.seq } };
       })
       // A lateral join need not keep its rows' order: put them back in search order.
       .sort((a, b) => newestFirst(a.position, b.position));

@@ -3,51 +3,96 @@
  * users there are; each user has one "read up to" instant, and an
  * announcement is unread for them when it was published after it.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { announcementReads, announcements } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
-import { isoTime } from './sqlFragments.ts';
+import { type Aliased, bare, bareList, isoTime, type Operand, selectList } from './sqlFragments.ts';
+import { type Slots, statement } from './statement.ts';
 
 /** One announcement as `userId` sees it. */
-export interface AnnouncementRow {
-  id: number;
-  title: string;
-  text: string;
+export interface AnnouncementRow extends Pick<typeof announcements.$inferSelect, 'id' | 'title' | 'text'> {
   /** ISO 8601, UTC. */
   publishedAt: string;
   unread: boolean;
 }
 
-type RawAnnouncement = { id: number; title: string; text: string; published_at: string; unread: boolean };
-const toRow = (r: RawAnnouncement): AnnouncementRow => ({ id: r.id, title: r.title, text: r.text, publishedAt: r.published_at, unread: r.unread });
+const a = alias(announcements, 'a');
+const r = alias(announcementReads, 'r');
+const excluded = alias(announcementReads, 'excluded');
+
+/** The columns of an `AnnouncementRow` from `table`. */
+function announcementColumns(table: Aliased<typeof announcements> | typeof announcements, unread: SQL<boolean>): SQL {
+  return selectList<AnnouncementRow>({
+    id: table.id,
+    title: table.title,
+    text: table.text,
+    publishedAt: isoTime(table.publishedAt),
+    unread,
+  });
+}
 
 /** `userId`'s read-up-to instant, as a scalar subquery (the beginning of time when never set). */
-const readUpTo = (userId: string) =>
-  sql`coalesce((select r.read_up_to from announcement_reads r where r.user_id = ${userId}), '-infinity'::timestamptz)`;
+const readUpTo = (userId: Operand) =>
+  sql`coalesce((select ${r.readUpTo} from ${announcementReads} ${r} where ${r.userId} = ${userId}), '-infinity'::timestamptz)`;
+
+const publish = statement<{ title: string; text: string; publisherId: string }>(
+  (v) => sql`insert into ${announcements} (${bareList(announcements.title, announcements.text, announcements.publishedBy)})
+      values (${v.title}, ${v.text}, ${v.publisherId})
+      returning ${announcementColumns(announcements, sql<boolean>`true`)}`,
+);
 
 /** Publishes an announcement; one row. */
 export async function publishAnnouncement(db: SqlRunner, publisherId: string, title: string, text: string): Promise<AnnouncementRow> {
-  const [row] = await db.rows<RawAnnouncement>(sql`insert into announcements (title, text, published_by)
-      values (${title}, ${text}, ${publisherId})
-      returning id, title, text, ${isoTime('published_at')} as published_at, true as unread`);
-  return toRow(row!);
+  const [row] = await db.rows<AnnouncementRow>(publish({ title, text, publisherId }));
+  return row!;
 }
+
+interface ListValues {
+  userId: string;
+  limit: number;
+  /** The cursor, unused for the newest page. */
+  beforeId: number;
+}
+
+/** A page of announcements, newest first: from the newest (`range` none) or below a cursor. */
+function listStatement(range: ((v: Slots<ListValues>) => SQL) | null) {
+  return statement<ListValues>(
+    (v) => sql`select ${announcementColumns(a, sql<boolean>`${a.publishedAt} > u.read_up_to`)}
+      from (select ${readUpTo(v.userId)} as read_up_to) u, ${announcements} ${a}
+      where ${range?.(v) ?? sql`true`}
+      order by ${a.id} desc limit ${v.limit}`,
+  );
+}
+
+const newestAnnouncements = listStatement(null);
+const olderAnnouncements = listStatement((v) => sql`${a.id} < ${v.beforeId}`);
 
 /** Up to `limit + 1` announcements older than id `beforeId` (null: the newest), newest first, with `unread` for `userId`. */
 export async function listAnnouncements(db: SqlRunner, userId: string, beforeId: number | null, limit: number): Promise<AnnouncementRow[]> {
-  const rows = await db.rows<RawAnnouncement>(sql`select a.id, a.title, a.text, ${isoTime('a.published_at')} as published_at,
-        a.published_at > u.read_up_to as unread
-      from (select ${readUpTo(userId)} as read_up_to) u, announcements a
-      where ${beforeId === null ? sql`true` : sql`a.id < ${beforeId}`}
-      order by a.id desc limit ${limit + 1}`);
-  return rows.map(toRow);
+  const values = { userId, limit: limit + 1 };
+  return db.rows<AnnouncementRow>(
+    beforeId === null ? newestAnnouncements({ ...values, beforeId: 0 }) : olderAnnouncements({ ...values, beforeId }),
+  );
 }
+
+const countUnread = statement<{ userId: string }>(
+  (v) => sql`select count(*)::int as n from ${announcements} ${a} where ${a.publishedAt} > ${readUpTo(v.userId)}`,
+);
 
 /** How many announcements are unread for `userId`. */
 export async function countUnreadAnnouncements(db: SqlRunner, userId: string): Promise<number> {
-  const [row] = await db.rows<{ n: number }>(sql`select count(*)::int as n from announcements a where a.published_at > ${readUpTo(userId)}`);
+  const [row] = await db.rows<{ n: number }>(countUnread({ userId }));
   return row!.n;
 }
+
+const markRead = statement<{ userId: string }>(
+  (v) => sql`insert into ${announcementReads} as ${r} (${bareList(announcementReads.userId, announcementReads.readUpTo)})
+      values (${v.userId}, coalesce((select max(${announcements.publishedAt}) from ${announcements}), to_timestamp(0)))
+      on conflict (${bare(announcementReads.userId)}) do update set ${bare(announcementReads.readUpTo)} = greatest(${r.readUpTo}, ${excluded.readUpTo})
+      returning ${isoTime(r.readUpTo)} as read_up_to`,
+);
 
 /**
  * Marks everything published so far as read for `userId`: the read-up-to
@@ -56,12 +101,14 @@ export async function countUnreadAnnouncements(db: SqlRunner, userId: string): P
  * with an earlier timestamp is not swallowed. Answers it.
  */
 export async function markAnnouncementsRead(db: SqlRunner, userId: string): Promise<string> {
-  const [row] = await db.rows<{ read_up_to: string }>(sql`insert into announcement_reads as r (user_id, read_up_to)
-      values (${userId}, coalesce((select max(published_at) from announcements), to_timestamp(0)))
-      on conflict (user_id) do update set read_up_to = greatest(r.read_up_to, excluded.read_up_to)
-      returning ${isoTime('r.read_up_to')} as read_up_to`);
+  const [row] = await db.rows<{ read_up_to: string }>(markRead({ userId }));
   return row!.read_up_to;
 }
+
+const oneAnnouncement = statement<{ userId: string; id: number }>(
+  (v) => sql`select ${announcementColumns(a, sql<boolean>`${a.publishedAt} > ${readUpTo(v.userId)}`)}
+      from ${announcements} ${a} where ${a.id} = ${v.id}`,
+);
 
 /** Announcement `id` as `userId` sees it. */
 export async function findAnnouncement(
@@ -69,8 +116,6 @@ export async function findAnnouncement(
   userId: string,
   id: number,
 ): Promise<{ kind: 'found'; announcement: AnnouncementRow } | NotFound> {
-  const [row] = await db.rows<RawAnnouncement>(sql`select a.id, a.title, a.text, ${isoTime('a.published_at')} as published_at,
-        a.published_at > ${readUpTo(userId)} as unread
-      from announcements a where a.id = ${id}`);
-  return row === undefined ? NOT_FOUND : { kind: 'found', announcement: toRow(row) };
+  const [row] = await db.rows<AnnouncementRow>(oneAnnouncement({ userId, id }));
+  return row === undefined ? NOT_FOUND : { kind: 'found', announcement: row };
 }

@@ -6,9 +6,16 @@
  * after the reader passed it.
  */
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversationChanges, conversations, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
-import { isoTime, type RetentionClock, visibleFloor } from './sqlFragments.ts';
+import { bare, bareList, isoTime, type RetentionClock, type RetentionValues, retentionValues, selectList, visibleFloor } from './sqlFragments.ts';
+import { statement } from './statement.ts';
+
+const c = alias(conversations, 'c');
+const mb = alias(members, 'mb');
+const ch = alias(conversationChanges, 'ch');
 
 export type ChangeKind = 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased';
 
@@ -24,6 +31,40 @@ export interface ChangeEntry {
   subjectId: string | null;
 }
 
+/** Change entries as a statement binds them: one array per field. */
+interface EntryValues {
+  convIds: string[];
+  kinds: ChangeKind[];
+  fromSeqs: number[];
+  toSeqs: number[];
+  userIds: (string | null)[];
+  subjectIds: (string | null)[];
+}
+
+const record = statement<EntryValues>(
+  (v) => sql`with e as (
+      select * from unnest(${v.convIds}::uuid[], ${v.kinds}::text[], ${v.fromSeqs}::int8[], ${v.toSeqs}::int8[],
+        ${v.userIds}::text[], ${v.subjectIds}::text[])
+        with ordinality as e(conv_id, kind, from_seq, to_seq, user_id, subject_id, ord)),
+    counts as (select conv_id, count(*) as n from e group by conv_id),
+    bumped as (
+      update ${conversations} ${c} set ${bare(c.changeSeq)} = ${c.changeSeq} + counts.n
+      from counts where ${c.id} = counts.conv_id
+      returning ${c.id} as id, ${c.changeSeq} - counts.n as base)
+    insert into ${conversationChanges} (${bareList(
+      conversationChanges.convId,
+      conversationChanges.changeSeq,
+      conversationChanges.kind,
+      conversationChanges.fromSeq,
+      conversationChanges.toSeq,
+      conversationChanges.userId,
+      conversationChanges.subjectId,
+    )})
+    select e.conv_id, b.base + row_number() over (partition by e.conv_id order by e.ord),
+      e.kind, e.from_seq, e.to_seq, e.user_id, e.subject_id
+    from e join bumped b on b.id = e.conv_id`,
+);
+
 /**
  * Records `entries` (any conversations) in one statement: bumps each
  * conversation's counter by its number of entries and numbers them in order.
@@ -31,30 +72,21 @@ export interface ChangeEntry {
  */
 export async function recordChanges(tx: SqlRunner, entries: readonly ChangeEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const column = <T>(pick: (e: ChangeEntry) => T) => sql.param(entries.map(pick));
-  await tx.rows(sql`with e as (
-      select * from unnest(${column((e) => e.convId)}::uuid[], ${column((e) => e.kind)}::text[],
-        ${column((e) => e.fromSeq)}::int8[], ${column((e) => e.toSeq)}::int8[],
-        ${column((e) => e.userId)}::text[], ${column((e) => e.subjectId)}::text[])
-        with ordinality as e(conv_id, kind, from_seq, to_seq, user_id, subject_id, ord)),
-    counts as (select conv_id, count(*) as n from e group by conv_id),
-    bumped as (
-      update conversations c set change_seq = c.change_seq + counts.n
-      from counts where c.id = counts.conv_id
-      returning c.id, c.change_seq - counts.n as base)
-    insert into conversation_changes (conv_id, change_seq, kind, from_seq, to_seq, user_id, subject_id)
-    select e.conv_id, b.base + row_number() over (partition by e.conv_id order by e.ord),
-      e.kind, e.from_seq, e.to_seq, e.user_id, e.subject_id
-    from e join bumped b on b.id = e.conv_id`);
+  await tx.rows(
+    record({
+      convIds: entries.map((e) => e.convId),
+      kinds: entries.map((e) => e.kind),
+      fromSeqs: entries.map((e) => e.fromSeq),
+      toSeqs: entries.map((e) => e.toSeq),
+      userIds: entries.map((e) => e.userId),
+      subjectIds: entries.map((e) => e.subjectId),
+    }),
+  );
 }
 
 /** One entry as a viewer reads it. */
-export interface ChangeRow {
-  changeSeq: number;
+export interface ChangeRow extends Pick<typeof conversationChanges.$inferSelect, 'changeSeq' | 'fromSeq' | 'toSeq' | 'subjectId'> {
   kind: ChangeKind;
-  fromSeq: number;
-  toSeq: number;
-  subjectId: string | null;
   /** ISO 8601, UTC. */
   at: string;
 }
@@ -72,6 +104,33 @@ export interface ChangePage {
   goneThroughSeq: number;
 }
 
+const feedPage = statement<RetentionValues & { viewerId: string; convId: string; afterChangeSeq: number; limit: number }>(
+  (v) => sql`select mb.head, mb.pruned, mb.gone_through, e.*
+    from (select ${mb.convId}, ${c.changeSeq} as head, ${c.changesPrunedThrough} as pruned,
+            ${visibleFloor(mb, c, v)} as gone_through
+          from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+          where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
+          offset 0) mb
+    left join lateral (
+      select ${selectList<ChangeRow>({
+        changeSeq: ch.changeSeq,
+        kind: sql<ChangeKind>`${ch.kind}`,
+        fromSeq: ch.fromSeq,
+        toSeq: ch.toSeq,
+        subjectId: ch.subjectId,
+        at: isoTime(ch.createdAt),
+      })}
+      from ${conversationChanges} ${ch}
+      where ${ch.convId} = ${mb.convId} and ${ch.changeSeq} > ${v.afterChangeSeq}
+        and (${ch.userId} is null or ${ch.userId} = ${v.viewerId})
+        -- Nothing about others' messages below the viewer's floor (cleared,
+        -- from before they joined, expired), as on every read path; their own
+        -- entries (hides, clears) and retention changes are theirs to see.
+        and (${ch.userId} is not null or ${ch.kind} = 'retention_changed' or ${ch.toSeq} > mb.gone_through)
+      order by ${ch.changeSeq} limit ${v.limit}) e on true
+    order by e."changeSeq"`,
+);
+
 /**
  * Reads the entries after `afterChangeSeq` that `viewerId` sees (everyone's
  * and their own), up to `limit + 1`, with the feed's head, its pruned mark
@@ -85,33 +144,9 @@ export async function readChanges(
   afterChangeSeq: number,
   limit: number,
 ): Promise<ChangePage | NotFound> {
-  const rows = await db.rows<{
-    head: number;
-    pruned: number;
-    gone_through: number;
-    change_seq: number | null;
-    kind: ChangeKind;
-    from_seq: number;
-    to_seq: number;
-    subject_id: string | null;
-    at: string;
-  }>(sql`select mb.head, mb.pruned, mb.gone_through, e.*
-    from (select mb.conv_id, c.change_seq as head, c.changes_pruned_through as pruned,
-            ${visibleFloor('mb', 'c', retention)} as gone_through
-          from members mb join conversations c on c.id = mb.conv_id
-          where mb.conv_id = ${convId} and mb.user_id = ${viewerId}
-          offset 0) mb
-    left join lateral (
-      select ch.change_seq, ch.kind, ch.from_seq, ch.to_seq, ch.subject_id, ${isoTime('ch.created_at')} as at
-      from conversation_changes ch
-      where ch.conv_id = mb.conv_id and ch.change_seq > ${afterChangeSeq}
-        and (ch.user_id is null or ch.user_id = ${viewerId})
-        -- Nothing about others' messages below the viewer's floor (cleared,
-        -- from before they joined, expired), as on every read path; their own
-        -- entries (hides, clears) and retention changes are theirs to see.
-        and (ch.user_id is not null or ch.kind = 'retention_changed' or ch.to_seq > mb.gone_through)
-      order by ch.change_seq limit ${limit + 1}) e on true
-    order by e.change_seq`);
+  const rows = await db.rows<{ head: number; pruned: number; gone_through: number } & { [Field in keyof ChangeRow]: ChangeRow[Field] | null }>(
+    feedPage({ ...retentionValues(retention), viewerId, convId, afterChangeSeq, limit: limit + 1 }),
+  );
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
   return {
@@ -120,10 +155,26 @@ export async function readChanges(
     prunedThrough: first.pruned,
     goneThroughSeq: first.gone_through,
     entries: rows
-      .filter((r) => r.change_seq !== null)
-      .map((r) => ({ changeSeq: r.change_seq!, kind: r.kind, fromSeq: r.from_seq, toSeq: r.to_seq, subjectId: r.subject_id, at: r.at })),
+      .filter((r) => r.changeSeq !== null)
+      .map((r) => ({ changeSeq: r.changeSeq!, kind: r.kind!, fromSeq: r.fromSeq!, toSeq: r.toSeq!, subjectId: r.subjectId, at: r.at! })),
   };
 }
+
+const pruneBatch = statement<{ olderThan: string; batchSize: number }>(
+  (v) => sql`with doomed as (
+            select ${ch.convId} as conv_id, ${ch.changeSeq} as change_seq from ${conversationChanges} ${ch}
+            where ${ch.createdAt} < ${v.olderThan}::timestamptz
+            order by ${ch.createdAt} limit ${v.batchSize}),
+          gone as (
+            delete from ${conversationChanges} ${ch} using doomed d
+            where ${ch.convId} = d.conv_id and ${ch.changeSeq} = d.change_seq
+            returning ${ch.convId} as conv_id, ${ch.changeSeq} as change_seq),
+          marks as (
+            update ${conversations} ${c} set ${bare(c.changesPrunedThrough)} = greatest(${c.changesPrunedThrough}, m.through)
+            from (select conv_id, max(change_seq) as through from gone group by conv_id) m
+            where ${c.id} = m.conv_id)
+          select count(*)::int as n from gone`,
+);
 
 /**
  * Deletes feed entries older than `olderThan`, in batches of `batchSize`,
@@ -134,19 +185,7 @@ export async function pruneChanges(db: SqlRunner, olderThan: Date, batchSize: nu
   let total = 0;
   for (;;) {
     const removed = await db.transaction(async (tx) => {
-      const rows = await tx.rows<{ n: number }>(sql`with doomed as (
-            select conv_id, change_seq from conversation_changes
-            where created_at < ${olderThan.toISOString()}::timestamptz
-            order by created_at limit ${batchSize}),
-          gone as (
-            delete from conversation_changes ch using doomed d
-            where ch.conv_id = d.conv_id and ch.change_seq = d.change_seq
-            returning ch.conv_id, ch.change_seq),
-          marks as (
-            update conversations c set changes_pruned_through = greatest(c.changes_pruned_through, m.through)
-            from (select conv_id, max(change_seq) as through from gone group by conv_id) m
-            where c.id = m.conv_id)
-          select count(*)::int as n from gone`);
+      const rows = await tx.rows<{ n: number }>(pruneBatch({ olderThan: olderThan.toISOString(), batchSize }));
       return rows[0]?.n ?? 0;
     });
     total += removed;

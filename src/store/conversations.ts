@@ -5,56 +5,59 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
-import { notifyExpression } from './notify.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { inKeyOrder } from './batch.ts';
 import { recordChanges } from './changes.ts';
+import { notifyExpression } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
-import type { ConversationRow } from './rows.ts';
-import { expiredThrough, isoTime, type RetentionClock } from './sqlFragments.ts';
-
-/** A conversation row as `conversationColumns` selects it, before `toConversationRow`. */
-export interface RawConversationRow {
-  id: string;
-  kind: 'direct' | 'group';
-  title: string | null;
-  max_seq: number;
-  role: 'owner' | 'member';
-  read_seq: number;
-  clear_seq: number;
-  retention_days: number | null;
-  retention_max_messages: number | null;
-  expired_through: number;
-  history_visibility: 'shared' | 'since_joined';
-  last_activity_at: string;
-}
-
-/** Maps a raw row selected with `conversationColumns` to a `ConversationRow`. */
-export const toConversationRow = (r: RawConversationRow): ConversationRow => ({
-  id: r.id,
-  kind: r.kind,
-  title: r.title,
-  maxSeq: r.max_seq,
-  role: r.role,
-  readSeq: r.read_seq,
-  clearSeq: r.clear_seq,
-  ownRetention: { days: r.retention_days, maxMessages: r.retention_max_messages },
-  expiredThroughSeq: r.expired_through,
-  historyVisibility: r.history_visibility,
-  lastActivityAt: r.last_activity_at,
-});
+import { type ConversationRow, type RawConversationRow, toConversationRow } from './rows.ts';
+import {
+  type Aliased,
+  bare,
+  bareList,
+  expiredThrough,
+  isoTime,
+  type RetentionClock,
+  type RetentionValues,
+  retentionValues,
+  selectList,
+} from './sqlFragments.ts';
+import { type Slots, statement } from './statement.ts';
 
 /**
- * The columns of a `ConversationRow`, from `members mb` joined to
- * `conversations c`; every statement that hands out conversation rows (the
+ * The columns of a `RawConversationRow`, from member row `mb` and its
+ * conversation `c`; every statement that hands out conversation rows (the
  * lookup by id, the inbox) selects these, so the rows agree field for field.
  */
-export function conversationColumns(retention: RetentionClock): SQL {
-  return sql`c.id, c.kind, c.title, c.max_seq, mb.role, mb.read_seq, mb.clear_seq,
-        c.retention_days, c.retention_max_messages, ${expiredThrough('c', retention)} as expired_through, c.history_visibility,
-        ${isoTime('c.last_activity_at')} as last_activity_at`;
+export function conversationColumns(c: Aliased<typeof conversations>, mb: Aliased<typeof members>, clock: Slots<RetentionValues>): SQL {
+  return selectList<RawConversationRow>({
+    id: c.id,
+    // The check constraints name the values these take.
+    kind: sql<RawConversationRow['kind']>`${c.kind}`,
+    title: c.title,
+    maxSeq: c.maxSeq,
+    role: sql<RawConversationRow['role']>`${mb.role}`,
+    readSeq: mb.readSeq,
+    clearSeq: mb.clearSeq,
+    retentionDays: c.retentionDays,
+    retentionMaxMessages: c.retentionMaxMessages,
+    expiredThrough: expiredThrough(c, clock),
+    historyVisibility: sql<RawConversationRow['historyVisibility']>`${c.historyVisibility}`,
+    lastActivityAt: isoTime(c.lastActivityAt),
+  });
 }
+
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+
+const memberConversations = statement<RetentionValues & { viewerId: string; convIds: string[] }>(
+  (v) => sql`select ${conversationColumns(c, mb, v)}
+      from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+      where ${mb.userId} = ${v.viewerId} and ${mb.convId} = any(${v.convIds}::uuid[])`,
+);
 
 /** For each of `convIds`, in order, the conversation if `viewerId` is a member of it; null otherwise. */
 export async function findMemberConversations(
@@ -64,18 +67,21 @@ export async function findMemberConversations(
   convIds: readonly string[],
 ): Promise<(ConversationRow | null)[]> {
   if (convIds.length === 0) return [];
-  const rows = await db.rows<RawConversationRow>(sql`select ${conversationColumns(retention)}
-      from members mb join conversations c on c.id = mb.conv_id
-      where mb.user_id = ${viewerId} and mb.conv_id = any(${sql.param([...convIds])}::uuid[])`);
+  const rows = await db.rows<RawConversationRow>(memberConversations({ ...retentionValues(retention), viewerId, convIds: [...convIds] }));
   return inKeyOrder(convIds, rows.map(toConversationRow), (id) => id, (row) => row.id);
 }
 
 /** Inserts members of `convId` from parallel arrays of user ids and roles, skipping ones already there. */
-function insertMembers(convId: string, userIds: string[], roles: string[]) {
-  return sql`insert into members (conv_id, user_id, role)
-    select ${convId}, u.user_id, u.role from unnest(${sql.param(userIds)}::text[], ${sql.param(roles)}::text[]) as u(user_id, role)
-    on conflict do nothing`;
-}
+const insertMembers = statement<{ convId: string; userIds: string[]; roles: string[] }>(
+  (v) => sql`insert into ${members} (${bareList(members.convId, members.userId, members.role)})
+    select ${v.convId}, u.user_id, u.role from unnest(${v.userIds}::text[], ${v.roles}::text[]) as u(user_id, role)
+    on conflict do nothing`,
+);
+
+const insertGroup = statement<{ id: string; title: string | null; historyVisibility: string }>(
+  (v) => sql`insert into ${conversations} (${bareList(conversations.id, conversations.kind, conversations.title, conversations.historyVisibility)})
+    values (${v.id}, 'group', ${v.title}, ${v.historyVisibility})`,
+);
 
 /** Creates a group owned by `ownerId` with the other members; returns its id. */
 export async function createGroup(
@@ -88,19 +94,23 @@ export async function createGroup(
   const id = randomUUID();
   const others = [...new Set(memberIds)].filter((m) => m !== ownerId);
   await db.transaction(async (tx) => {
-    await tx.rows(sql`insert into conversations (id, kind, title, history_visibility) values (${id}, 'group', ${title}, ${historyVisibility})`);
-    await tx.rows(insertMembers(id, [ownerId, ...others], ['owner', ...others.map(() => 'member')]));
+    await tx.rows(insertGroup({ id, title, historyVisibility }));
+    await tx.rows(insertMembers({ convId: id, userIds: [ownerId, ...others], roles: ['owner', ...others.map(() => 'member')] }));
   });
   return id;
 }
+
+const insertDirect = statement<{ id: string }>(
+  (v) => sql`insert into ${conversations} (${bareList(conversations.id, conversations.kind)}) values (${v.id}, 'direct') on conflict do nothing`,
+);
 
 /** Opens (creating on first use) the direct conversation of `a` and `b`; returns its id. */
 export async function openDirect(db: SqlRunner, a: string, b: string): Promise<string> {
   const id = directConversationId(a, b);
   const users = [...new Set([a, b])];
   await db.transaction(async (tx) => {
-    await tx.rows(sql`insert into conversations (id, kind) values (${id}, 'direct') on conflict do nothing`);
-    await tx.rows(insertMembers(id, users, users.map(() => 'member')));
+    await tx.rows(insertDirect({ id }));
+    await tx.rows(insertMembers({ convId: id, userIds: users, roles: users.map(() => 'member') }));
   });
   return id;
 }
@@ -108,16 +118,20 @@ export async function openDirect(db: SqlRunner, a: string, b: string): Promise<s
 /** What `clearHistory` did. */
 export type ClearOutcome = { kind: 'cleared'; throughSeq: number } | NotFound;
 
+const clearToMax = statement<{ viewerId: string; convId: string }>(
+  (v) => sql`update ${members} ${mb} set ${bare(mb.clearSeq)} = greatest(${mb.clearSeq}, ${c.maxSeq})
+        from ${conversations} ${c}
+        where ${c.id} = ${mb.convId} and ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
+        returning ${mb.clearSeq} as clear_seq`,
+);
+
 /**
  * Moves the member's clear watermark up to the conversation's current
  * `max_seq`, and answers the new watermark.
  */
 export async function clearHistory(db: SqlRunner, viewerId: string, convId: string): Promise<ClearOutcome> {
   return db.transaction(async (tx): Promise<ClearOutcome> => {
-    const rows = await tx.rows<{ clear_seq: number }>(sql`update members mb set clear_seq = greatest(mb.clear_seq, c.max_seq)
-        from conversations c
-        where c.id = mb.conv_id and mb.conv_id = ${convId} and mb.user_id = ${viewerId}
-        returning mb.clear_seq`);
+    const rows = await tx.rows<{ clear_seq: number }>(clearToMax({ viewerId, convId }));
     const through = rows[0]?.clear_seq;
     if (through === undefined) return NOT_FOUND;
     await recordChanges(tx, [{ convId, kind: 'history_cleared', fromSeq: 1, toSeq: through, userId: viewerId, subjectId: null }]);
@@ -128,20 +142,24 @@ export async function clearHistory(db: SqlRunner, viewerId: string, convId: stri
 /** What `markRead` found. */
 export type MarkReadOutcome = { kind: 'ok'; readSeq: number } | NotFound | { kind: 'beyond-max'; maxSeq: number };
 
-/** Moves the member's read cursor forward to `seq` (never back), in one statement. */
-export async function markRead(db: SqlRunner, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
-  const rows = await db.rows<{ max_seq: number; read_seq: number | null }>(sql`with target as (
-        select c.max_seq, mb.read_seq as old_read_seq from members mb join conversations c on c.id = mb.conv_id
-        where mb.conv_id = ${convId} and mb.user_id = ${viewerId}),
+const moveReadCursor = statement<{ viewerId: string; convId: string; seq: number }>(
+  (v) => sql`with target as (
+        select ${c.maxSeq} as max_seq, ${mb.readSeq} as old_read_seq from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}),
       moved as (
-        update members set read_seq = greatest(read_seq, ${seq})
-        where conv_id = ${convId} and user_id = ${viewerId} and ${seq} <= (select max_seq from target)
-        returning read_seq)
+        update ${members} set ${bare(members.readSeq)} = greatest(${members.readSeq}, ${v.seq})
+        where ${members.convId} = ${v.convId} and ${members.userId} = ${v.viewerId} and ${v.seq} <= (select max_seq from target)
+        returning ${members.readSeq} as read_seq)
       select t.max_seq, (select read_seq from moved) as read_seq,
         -- Announced only when the cursor moved forward.
-        (select ${notifyExpression({ convId, kind: 'read', seq: sql`moved.read_seq`, toSeq: sql`moved.read_seq`, userId: viewerId })}
+        (select ${notifyExpression({ convId: v.convId, kind: 'read', seq: sql`moved.read_seq`, toSeq: sql`moved.read_seq`, userId: v.viewerId })}
           from moved where moved.read_seq > t.old_read_seq) as notified
-      from target t`);
+      from target t`,
+);
+
+/** Moves the member's read cursor forward to `seq` (never back), in one statement. */
+export async function markRead(db: SqlRunner, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
+  const rows = await db.rows<{ max_seq: number; read_seq: number | null }>(moveReadCursor({ viewerId, convId, seq }));
   const row = rows[0];
   if (row === undefined) return NOT_FOUND;
   if (row.read_seq === null) return { kind: 'beyond-max', maxSeq: row.max_seq };

@@ -10,14 +10,25 @@
  * hides and join point), at a fresh retention clock.
  */
 import DataLoader from 'dataloader';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { createRunner, type SqlClient, type SqlRunner } from '../db/runner.ts';
+import { conversations, members, messages } from '../db/schema.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import { inKeyOrder } from './batch.ts';
 import { findMessageBodies, type MessageBody, type MessageKey, messageKeyString } from './messages.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
-import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { type MessageRow, messageRowOf } from './rows.ts';
+import {
+  messageColumns,
+  type RetentionClock,
+  type RetentionValues,
+  retentionValues,
+  selectList,
+  visibleFloor,
+  visibleTo,
+} from './sqlFragments.ts';
+import { type Slots, statement } from './statement.ts';
 import type { Notice } from './notify.ts';
 
 /** One subscriber's view of one notice: `NotFound` when they are no longer a member of the conversation. */
@@ -42,8 +53,46 @@ export interface EventBatch {
   body: DataLoader<MessageKey, MessageBody, string>;
 }
 
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+const m = alias(messages, 'm');
+
+/** The message columns of a notice that names no message: all null. */
+const NO_MESSAGE = selectList<{ [Field in keyof MessageRow]: null }>({
+  convId: sql<null>`null::uuid`,
+  seq: sql<null>`null::int8`,
+  senderId: sql<null>`null::text`,
+  createdAt: sql<null>`null::text`,
+  revokedAt: sql<null>`null::text`,
+  revokedBy: sql<null>`null::text`,
+});
+
+interface EventViewValues extends RetentionValues {
+  convId: string;
+  userIds: string[];
+  /** The notice's message; unused when it names none. */
+  seq: number;
+}
+
+/** One row per subscriber: their membership, floor and (`message`) the notice's message as they see it. */
+function eventViewStatement(message: (v: Slots<EventViewValues>) => { columns: SQL; join: SQL }) {
+  return statement<EventViewValues>((v) => {
+    const { columns, join } = message(v);
+    return sql`select u.user_id, ${mb.userId} is not null as member, ${visibleFloor(mb, c, v)} as floor_seq, ${columns}
+        from unnest(${v.userIds}::text[]) as u(user_id)
+        left join ${members} ${mb} on ${mb.convId} = ${v.convId} and ${mb.userId} = u.user_id
+        left join ${conversations} ${c} on ${c.id} = ${mb.convId}${join}`;
+  });
+}
+
+const viewsWithoutMessage = eventViewStatement(() => ({ columns: NO_MESSAGE, join: sql`` }));
 // Every row has its own viewer: the member's `user_id`.
-const EACH_MEMBER = sql.raw('mb.user_id');
+const viewsOfMessage = eventViewStatement((v) => ({
+  columns: messageColumns(m),
+  join: sql`
+        left join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
+          and ${visibleTo(m, mb.userId, visibleFloor(mb, c, v))}`,
+}));
 
 /** For each of `userIds`, in order: membership of `convId`, and message `seq` (if any) as they see it. */
 export async function findEventViews(
@@ -53,24 +102,13 @@ export async function findEventViews(
   seq: number | null,
   userIds: readonly string[],
 ): Promise<EventView[]> {
-  const message =
-    seq === null
-      ? sql`null::uuid as conv_id, null::int8 as seq, null::text as sender_id, null::text as created_at, null::text as revoked_at, null::text as revoked_by
-        from unnest(${sql.param([...userIds])}::text[]) as u(user_id)
-        left join members mb on mb.conv_id = ${convId} and mb.user_id = u.user_id
-        left join conversations c on c.id = mb.conv_id`
-      : sql`${messageColumns('m')}
-        from unnest(${sql.param([...userIds])}::text[]) as u(user_id)
-        left join members mb on mb.conv_id = ${convId} and mb.user_id = u.user_id
-        left join conversations c on c.id = mb.conv_id
-        left join messages m on m.conv_id = mb.conv_id and m.seq = ${seq}
-          and ${visibleTo('m', EACH_MEMBER, visibleFloor('mb', 'c', retention))}`;
-  const rows = await db.rows<RawMessageRow & { user_id: string; member: boolean; floor_seq: number | null }>(
-    sql`select u.user_id, mb.user_id is not null as member, ${visibleFloor('mb', 'c', retention)} as floor_seq, ${message}`,
+  const values = { ...retentionValues(retention), convId, userIds: [...userIds] };
+  const rows = await db.rows<{ [Field in keyof MessageRow]: MessageRow[Field] | null } & { user_id: string; member: boolean; floor_seq: number | null }>(
+    seq === null ? viewsWithoutMessage({ ...values, seq: 0 }) : viewsOfMessage({ ...values, seq }),
   );
   const views = rows.map((r) => ({
     userId: r.user_id,
-    view: r.member ? { kind: 'member' as const, message: r.conv_id === null ? null : toMessageRow(r), floorSeq: r.floor_seq ?? 0 } : NOT_FOUND,
+    view: r.member ? { kind: 'member' as const, message: r.convId === null ? null : messageRowOf(r as MessageRow), floorSeq: r.floor_seq ?? 0 } : NOT_FOUND,
   }));
   return inKeyOrder(userIds, views, (id) => id, (row) => row.userId).map((row) => row?.view ?? NOT_FOUND);
 }

@@ -7,14 +7,27 @@
  * whole page into it.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { InboxPosition } from '../history/inboxCursor.ts';
 import { UNREAD_SCAN_LIMIT, type UnreadCount, unreadCountOf } from '../history/unreadCount.ts';
 import { inKeyOrder } from './batch.ts';
-import { conversationColumns, type RawConversationRow, toConversationRow } from './conversations.ts';
+import { conversationColumns } from './conversations.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
-import { type ConversationRow, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { keyArrays, messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { type ConversationRow, type MessageRow, type RawConversationRow, toConversationRow } from './rows.ts';
+import {
+  keyArrays,
+  type KeyValues,
+  keyValues,
+  messageColumns,
+  type RetentionClock,
+  type RetentionValues,
+  retentionValues,
+  visibleFloor,
+  visibleTo,
+} from './sqlFragments.ts';
+import { type Slots, statement } from './statement.ts';
 
 /** One conversation of an inbox page and its place in the inbox. */
 export interface InboxEntry {
@@ -28,6 +41,43 @@ export interface InboxPage {
   /** Whether older conversations follow. */
   hasNextPage: boolean;
 }
+
+const m = alias(messages, 'm');
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+const r = alias(members, 'r');
+
+interface InboxValues extends RetentionValues {
+  viewerId: string;
+  limit: number;
+  /** The cursor, unused on the first page. */
+  afterMicros: number;
+  afterConvId: string;
+}
+
+/** The inbox statement, from its first page (`range` none) or after a cursor. */
+function inboxStatement(range: ((v: Slots<InboxValues>) => SQL) | null) {
+  return statement<InboxValues>(
+    (v) => sql`select ${conversationColumns(c, mb, v)},
+        (extract(epoch from ${c.lastActivityAt}) * 1000000)::int8 as activity_micros
+      from ${members} ${mb}
+      -- A fenced lateral keeps this a primary-key probe per membership: as a
+      -- plain join, a generic plan that overestimates the viewer's
+      -- memberships hash-joins them against every conversation.
+      cross join lateral (select ${c}.* from ${conversations} ${c} where ${c.id} = ${mb.convId} offset 0) ${c}
+      where ${mb.userId} = ${v.viewerId} and ${range?.(v) ?? sql`true`}
+      order by ${c.lastActivityAt} desc, ${c.id} desc
+      limit ${v.limit}`,
+  );
+}
+
+const firstInboxPage = inboxStatement(null);
+// Compared as timestamps (exact: the cursor keeps microseconds, PostgreSQL's
+// precision), so an index on (last_activity_at, id) could serve the range.
+const laterInboxPage = inboxStatement(
+  (v) => sql`(${c.lastActivityAt}, ${c.id})
+          < (timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond', ${v.afterConvId}::uuid)`,
+);
 
 /**
  * The viewer's conversations strictly after `after` in inbox order
@@ -45,30 +95,25 @@ export async function scanInbox(
   after: InboxPosition | null,
   size: number,
 ): Promise<InboxPage> {
-  // Compared as timestamps (exact: the cursor keeps microseconds, PostgreSQL's
-  // precision), so an index on (last_activity_at, id) could serve the range.
-  const range =
+  const values = { ...retentionValues(retention), viewerId, limit: size + 1 };
+  const rows = await db.rows<RawConversationRow & { activity_micros: number }>(
     after === null
-      ? sql.raw('true')
-      : sql`(c.last_activity_at, c.id)
-          < (timestamptz 'epoch' + ${after.activityMicros}::int8 * interval '1 microsecond', ${after.convId}::uuid)`;
-  const rows = await db.rows<RawConversationRow & { activity_micros: number }>(sql`select ${conversationColumns(retention)},
-        (extract(epoch from c.last_activity_at) * 1000000)::int8 as activity_micros
-      from members mb
-      -- A fenced lateral keeps this a primary-key probe per membership: as a
-      -- plain join, a generic plan that overestimates the viewer's
-      -- memberships hash-joins them against every conversation.
-      cross join lateral (select c.* from conversations c where c.id = mb.conv_id offset 0) c
-      where mb.user_id = ${viewerId} and ${range}
-      order by c.last_activity_at desc, c.id desc
-      limit ${size + 1}`);
+      ? firstInboxPage({ ...values, afterMicros: 0, afterConvId: '' })
+      : laterInboxPage({ ...values, afterMicros: after.activityMicros, afterConvId: after.convId }),
+  );
   return {
-    entries: rows.slice(0, size).map((r) => ({
-      conversation: toConversationRow(r),
-      position: { activityMicros: r.activity_micros, convId: r.id },
+    entries: rows.slice(0, size).map((row) => ({
+      conversation: toConversationRow(row),
+      position: { activityMicros: row.activity_micros, convId: row.id },
     })),
     hasNextPage: rows.length > size,
   };
+}
+
+/** What the per-conversation statements bind: the viewer and the conversations asked about. */
+interface MemberFloorValues extends RetentionValues {
+  viewerId: string;
+  convIds: string[];
 }
 
 /**
@@ -77,15 +122,23 @@ export async function scanInbox(
  * floor (a retention probe) computed once per conversation, not once per
  * message the lateral scans test against it.
  */
-function memberFloors(viewerId: string, retention: RetentionClock, convIds: readonly string[]): SQL {
-  return sql`(select mb.conv_id, mb.read_seq, ${visibleFloor('mb', 'c', retention)} as floor_seq
-      from unnest(${sql.param([...convIds])}::uuid[]) as k(conv_id)
-      join members mb on mb.conv_id = k.conv_id and mb.user_id = ${viewerId}
-      join conversations c on c.id = k.conv_id
-      offset 0) mb`;
+function memberFloors(v: Slots<MemberFloorValues>): SQL {
+  return sql`(select ${mb.convId}, ${mb.readSeq}, ${visibleFloor(mb, c, v)} as floor_seq
+      from unnest(${v.convIds}::uuid[]) as k(conv_id)
+      join ${members} ${mb} on ${mb.convId} = k.conv_id and ${mb.userId} = ${v.viewerId}
+      join ${conversations} ${c} on ${c.id} = k.conv_id
+      offset 0) ${mb}`;
 }
 
 const FLOOR = sql.raw('mb.floor_seq');
+
+const lastMessages = statement<MemberFloorValues>(
+  (v) => sql`select ${messageColumns(m)}
+      from ${memberFloors(v)}
+      cross join lateral (select ${m}.* from ${messages} ${m}
+        where ${m.convId} = ${mb.convId} and ${visibleTo(m, v.viewerId, FLOOR)}
+        order by ${m.seq} desc limit 1) ${m}`,
+);
 
 /**
  * For each of `convIds`, in order, the newest message the viewer can see
@@ -100,13 +153,17 @@ export async function findLastMessages(
   convIds: readonly string[],
 ): Promise<(MessageRow | null)[]> {
   if (convIds.length === 0) return [];
-  const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')}
-      from ${memberFloors(viewerId, retention, convIds)}
-      cross join lateral (select m.* from messages m
-        where m.conv_id = mb.conv_id and ${visibleTo('m', viewerId, FLOOR)}
-        order by m.seq desc limit 1) m`);
-  return inKeyOrder(convIds, rows.map(toMessageRow), (id) => id, (row) => row.convId);
+  const rows = await db.rows<MessageRow>(lastMessages({ ...retentionValues(retention), viewerId, convIds: [...convIds] }));
+  return inKeyOrder(convIds, rows, (id) => id, (row) => row.convId);
 }
+
+const unreadCounts = statement<MemberFloorValues>(
+  (v) => sql`select ${mb.convId} as conv_id, u.found
+      from ${memberFloors(v)}
+      cross join lateral (select count(*) as found from (select from ${messages} ${m}
+        where ${m.convId} = ${mb.convId} and ${m.seq} > ${mb.readSeq} and ${m.senderId} <> ${v.viewerId} and ${visibleTo(m, v.viewerId, FLOOR)}
+        limit ${UNREAD_SCAN_LIMIT}) unread) u`,
+);
 
 /**
  * For each of `convIds`, in order, how many messages the viewer can see
@@ -122,13 +179,17 @@ export async function countUnread(
   convIds: readonly string[],
 ): Promise<UnreadCount[]> {
   if (convIds.length === 0) return [];
-  const rows = await db.rows<{ conv_id: string; found: number }>(sql`select mb.conv_id, u.found
-      from ${memberFloors(viewerId, retention, convIds)}
-      cross join lateral (select count(*) as found from (select from messages m
-        where m.conv_id = mb.conv_id and m.seq > mb.read_seq and m.sender_id <> ${viewerId} and ${visibleTo('m', viewerId, FLOOR)}
-        limit ${UNREAD_SCAN_LIMIT}) unread) u`);
+  const rows = await db.rows<{ conv_id: string; found: number }>(unreadCounts({ ...retentionValues(retention), viewerId, convIds: [...convIds] }));
   return inKeyOrder(convIds, rows, (id) => id, (row) => row.conv_id).map((row) => unreadCountOf(row?.found ?? 0));
 }
+
+const readerCounts = statement<KeyValues>(
+  (v) => sql`select k.conv_id, k.seq, count(${r.userId}) as readers
+      from ${keyArrays(v)} as k(conv_id, seq)
+      join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
+      left join ${members} ${r} on ${r.convId} = k.conv_id and ${r.userId} <> ${m.senderId} and ${r.readSeq} >= k.seq
+      group by k.conv_id, k.seq`,
+);
 
 /**
  * Read receipts: for each of `keys`, how many members other than its sender
@@ -137,10 +198,6 @@ export async function countUnread(
  */
 export async function countReaders(db: SqlRunner, keys: readonly MessageKey[]): Promise<number[]> {
   if (keys.length === 0) return [];
-  const rows = await db.rows<{ conv_id: string; seq: number; readers: number }>(sql`select k.conv_id, k.seq, count(r.user_id) as readers
-      from ${keyArrays(keys)} as k(conv_id, seq)
-      join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-      left join members r on r.conv_id = k.conv_id and r.user_id <> m.sender_id and r.read_seq >= k.seq
-      group by k.conv_id, k.seq`);
-  return inKeyOrder(keys, rows, messageKeyString, (r) => messageKeyString({ convId: r.conv_id, seq: r.seq })).map((row) => row?.readers ?? 0);
+  const rows = await db.rows<{ conv_id: string; seq: number; readers: number }>(readerCounts(keyValues(keys)));
+  return inKeyOrder(keys, rows, messageKeyString, (row) => messageKeyString({ convId: row.conv_id, seq: row.seq })).map((row) => row?.readers ?? 0);
 }

@@ -5,16 +5,51 @@
  * transaction that also records its change-feed entries.
  */
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messageBodies, messageHides, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import { notifyAll } from './notify.ts';
 import { type ChangeEntry, recordChanges } from './changes.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
-import { expiredThrough, keyArrays, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
+import {
+  bare,
+  expiredThrough,
+  keyArrays,
+  type KeyValues,
+  keyValues,
+  type RetentionClock,
+  type RetentionValues,
+  retentionValues,
+  visibleFloor,
+  visibleTo,
+} from './sqlFragments.ts';
+import { statement } from './statement.ts';
+
+const m = alias(messages, 'm');
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+const b = alias(messageBodies, 'b');
+const h = alias(messageHides, 'h');
 
 /** What `setRetentionPolicy` did. */
 export type SetRetentionOutcome = { kind: 'set'; expiredThroughSeq: number } | NotFound | Forbidden;
+
+/** The actor's membership of `convId`, with the conversation locked. */
+const lockMembership = statement<{ actorId: string; convId: string }>(
+  (v) => sql`select ${mb.role} as role, ${c.kind} as kind
+        from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
+        for update of ${c}`,
+);
+
+const setPolicy = statement<RetentionValues & { convId: string; days: number | null; maxMessages: number | null }>(
+  (v) => sql`update ${conversations} ${c}
+        set ${bare(c.retentionDays)} = ${v.days}::int, ${bare(c.retentionMaxMessages)} = ${v.maxMessages}::int
+        where ${c.id} = ${v.convId}
+        returning ${expiredThrough(c, v)} as expired_through`,
+);
 
 /** Sets group `convId`'s own retention limits on behalf of `actorId`, who must own it. */
 export async function setRetentionPolicy(
@@ -25,16 +60,12 @@ export async function setRetentionPolicy(
   policy: RetentionPolicy,
 ): Promise<SetRetentionOutcome> {
   return db.transaction(async (tx): Promise<SetRetentionOutcome> => {
-    const [member] = await tx.rows<{ role: string; kind: string }>(sql`select mb.role, c.kind
-        from members mb join conversations c on c.id = mb.conv_id
-        where mb.conv_id = ${convId} and mb.user_id = ${actorId}
-        for update of c`);
+    const [member] = await tx.rows<{ role: string; kind: string }>(lockMembership({ actorId, convId }));
     if (member === undefined) return NOT_FOUND;
     if (member.kind !== 'group' || member.role !== 'owner') return FORBIDDEN;
-    const [updated] = await tx.rows<{ expired_through: number }>(sql`update conversations c
-        set retention_days = ${policy.days}::int, retention_max_messages = ${policy.maxMessages}::int
-        where c.id = ${convId}
-        returning ${expiredThrough('c', retention)} as expired_through`);
+    const [updated] = await tx.rows<{ expired_through: number }>(
+      setPolicy({ ...retentionValues(retention), convId, days: policy.days, maxMessages: policy.maxMessages }),
+    );
     const through = updated!.expired_through;
     await recordChanges(tx, [{ convId, kind: 'retention_changed', fromSeq: 1, toSeq: through, userId: null, subjectId: null }]);
     return { kind: 'set', expiredThroughSeq: through };
@@ -55,6 +86,27 @@ function seqRanges(convId: string, seqs: number[]): { convId: string; fromSeq: n
   return ranges;
 }
 
+/** The keys the actor may purge, or (admin) that exist, locked; `may_purge` when the actor owns the message's group. */
+const purgeableKeys = statement<KeyValues & RetentionValues & { actorId: string; admin: boolean }>(
+  (v) => sql`select ${m.convId} as conv_id, ${m.seq} as seq,
+          (${c.kind} = 'group' and ${mb.role} = 'owner') as may_purge
+        from ${keyArrays(v)} as k(conv_id, seq)
+        join ${conversations} ${c} on ${c.id} = k.conv_id
+        join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
+        left join ${members} ${mb} on ${mb.convId} = k.conv_id and ${mb.userId} = ${v.actorId}
+        where ${v.admin}::boolean or (${mb.userId} is not null and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))})
+        for update of ${m}`,
+);
+
+/** Deletes `keys`' index rows, bodies and hides. */
+const purgeKeys = statement<KeyValues>(
+  (v) => sql`with k as (select * from ${keyArrays(v)} as k(conv_id, seq)),
+        bodies as (delete from ${messageBodies} ${b} using k where ${b.convId} = k.conv_id and ${b.seq} = k.seq),
+        hides as (delete from ${messageHides} ${h} using k where ${h.convId} = k.conv_id and ${h.seq} = k.seq)
+        delete from ${messages} ${m} using k where ${m.convId} = k.conv_id and ${m.seq} = k.seq
+        returning ${m.convId} as conv_id, ${m.seq} as seq`,
+);
+
 /**
  * Purges `keys` for everyone on behalf of `actorId`: all or nothing. Every
  * key must be a message the actor can read and the actor must own each
@@ -70,24 +122,16 @@ export async function purgeMessages(
   return db.transaction(async (tx): Promise<PurgeOutcome> => {
     // A member finds the messages they can read; an admin (moderation) any
     // message that exists, member or not.
-    const readable = await tx.rows<{ conv_id: string; seq: number; may_purge: boolean }>(sql`select m.conv_id, m.seq,
-          (c.kind = 'group' and mb.role = 'owner') as may_purge
-        from ${keyArrays(keys)} as k(conv_id, seq)
-        join conversations c on c.id = k.conv_id
-        join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-        left join members mb on mb.conv_id = k.conv_id and mb.user_id = ${actorId}
-        where ${admin}::boolean or (mb.user_id is not null and ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))})
-        for update of m`);
+    const bound = keyValues(keys);
+    const readable = await tx.rows<{ conv_id: string; seq: number; may_purge: boolean }>(
+      purgeableKeys({ ...bound, ...retentionValues(retention), actorId, admin }),
+    );
     const found = new Map(readable.map((r) => [messageKeyString({ convId: r.conv_id, seq: r.seq }), r]));
     const missing = keys.find((k) => !found.has(messageKeyString(k)));
     if (missing !== undefined) return { kind: 'not-found', key: missing };
     const refused = admin ? undefined : keys.find((k) => !found.get(messageKeyString(k))!.may_purge);
     if (refused !== undefined) return { kind: 'forbidden', key: refused };
-    const gone = await tx.rows<{ conv_id: string; seq: number }>(sql`with k as (select * from ${keyArrays(keys)} as k(conv_id, seq)),
-        bodies as (delete from message_bodies b using k where b.conv_id = k.conv_id and b.seq = k.seq),
-        hides as (delete from message_hides h using k where h.conv_id = k.conv_id and h.seq = k.seq)
-        delete from messages m using k where m.conv_id = k.conv_id and m.seq = k.seq
-        returning m.conv_id, m.seq`);
+    const gone = await tx.rows<{ conv_id: string; seq: number }>(purgeKeys(bound));
     const seqsByConversation = new Map<string, number[]>();
     for (const r of gone) seqsByConversation.set(r.conv_id, [...(seqsByConversation.get(r.conv_id) ?? []), r.seq]);
     const entries: ChangeEntry[] = [...seqsByConversation].flatMap(([convId, seqs]) =>
@@ -99,6 +143,15 @@ export async function purgeMessages(
   });
 }
 
+const erase = statement<{ userId: string }>(
+  (v) => sql`with erased as (
+          update ${messages} set ${bare(messages.erasedAt)} = now()
+          where ${messages.senderId} = ${v.userId} and ${messages.erasedAt} is null and ${messages.revokedAt} is null
+          returning ${messages.convId} as conv_id, ${messages.seq} as seq),
+        bodies as (delete from ${messageBodies} ${b} using erased e where ${b.convId} = e.conv_id and ${b.seq} = e.seq)
+        select conv_id, min(seq) as from_seq, max(seq) as to_seq, count(*)::int as n from erased group by conv_id`,
+);
+
 /**
  * Erases the text of every message `userId` sent, in every conversation:
  * bodies deleted, rows marked `erased_at` (so seqs stay dense), one `erased`
@@ -106,12 +159,7 @@ export async function purgeMessages(
  */
 export async function eraseUser(db: SqlRunner, userId: string): Promise<number> {
   return db.transaction(async (tx) => {
-    const erased = await tx.rows<{ conv_id: string; from_seq: number; to_seq: number; n: number }>(sql`with erased as (
-          update messages set erased_at = now()
-          where sender_id = ${userId} and erased_at is null and revoked_at is null
-          returning conv_id, seq),
-        bodies as (delete from message_bodies b using erased e where b.conv_id = e.conv_id and b.seq = e.seq)
-        select conv_id, min(seq) as from_seq, max(seq) as to_seq, count(*)::int as n from erased group by conv_id`);
+    const erased = await tx.rows<{ conv_id: string; from_seq: number; to_seq: number; n: number }>(erase({ userId }));
     await recordChanges(
       tx,
       erased.map((r) => ({ convId: r.conv_id, kind: 'erased' as const, fromSeq: r.from_seq, toSeq: r.to_seq, userId: null, subjectId: userId })),

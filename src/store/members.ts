@@ -4,10 +4,16 @@
  * transaction that first locks the conversation row, so concurrent changes
  * to one group take turns (and an owner's leave cannot race a removal).
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
-import { isoTime } from './sqlFragments.ts';
+import { bare, bareList, isoTime, selectList } from './sqlFragments.ts';
+import { type Slots, statement } from './statement.ts';
+
+const c = alias(conversations, 'c');
+const mb = alias(members, 'mb');
 
 /** A conversation that is not a group: it has no owner, and its two members stay. */
 export interface Direct {
@@ -22,12 +28,16 @@ const DIRECT: Direct = Object.freeze({ kind: 'direct' });
 /** The actor's membership of `convId`, with the conversation locked. */
 type LockedMembership = { kind: 'member'; role: string; conversationKind: string } | NotFound;
 
+const lockMembership = statement<{ convId: string; actorId: string }>(
+  (v) => sql`select ${mb.role} as role, ${c.kind} as kind
+      from ${conversations} ${c} join ${members} ${mb} on ${mb.convId} = ${c.id} and ${mb.userId} = ${v.actorId}
+      where ${c.id} = ${v.convId}
+      for update of ${c}`,
+);
+
 /** Locks conversation `convId` and reads the actor's membership of it. */
 async function lockForMember(tx: SqlRunner, convId: string, actorId: string): Promise<LockedMembership> {
-  const [row] = await tx.rows<{ role: string; kind: string }>(sql`select mb.role, c.kind
-      from conversations c join members mb on mb.conv_id = c.id and mb.user_id = ${actorId}
-      where c.id = ${convId}
-      for update of c`);
+  const [row] = await tx.rows<{ role: string; kind: string }>(lockMembership({ convId, actorId }));
   return row === undefined ? NOT_FOUND : { kind: 'member', role: row.role, conversationKind: row.kind };
 }
 
@@ -37,6 +47,15 @@ function ownerRefusal(member: LockedMembership): MembershipRefusal | null {
   if (member.conversationKind !== 'group') return DIRECT;
   return member.role === 'owner' ? null : FORBIDDEN;
 }
+
+const insertMembers = statement<{ convId: string; userIds: string[] }>(
+  (v) => sql`insert into ${members} (${bareList(members.convId, members.userId, members.role, members.joinedSeq)})
+        select ${c.id}, u.user_id, 'member', ${c.maxSeq}
+        from ${conversations} ${c}, unnest(${v.userIds}::text[]) as u(user_id)
+        where ${c.id} = ${v.convId}
+        on conflict do nothing
+        returning ${members.userId} as user_id`,
+);
 
 /**
  * Adds `userIds` to group `convId` as members, on behalf of its owner. Each
@@ -52,15 +71,14 @@ export async function addMembers(
   return db.transaction(async (tx) => {
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
     if (refusal !== null) return refusal;
-    const added = await tx.rows<{ user_id: string }>(sql`insert into members (conv_id, user_id, role, joined_seq)
-        select c.id, u.user_id, 'member', c.max_seq
-        from conversations c, unnest(${sql.param([...new Set(userIds)])}::text[]) as u(user_id)
-        where c.id = ${convId}
-        on conflict do nothing
-        returning user_id`);
+    const added = await tx.rows<{ user_id: string }>(insertMembers({ convId, userIds: [...new Set(userIds)] }));
     return { kind: 'added' as const, count: added.length };
   });
 }
+
+const deleteMember = statement<{ convId: string; userId: string }>(
+  (v) => sql`delete from ${members} where ${members.convId} = ${v.convId} and ${members.userId} = ${v.userId} returning ${members.userId} as user_id`,
+);
 
 /**
  * Removes `userId` from group `convId` on behalf of its owner (who cannot
@@ -77,12 +95,19 @@ export async function removeMember(
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
     if (refusal !== null) return refusal;
     if (userId === actorId) return { kind: 'self' as const };
-    const removed = await tx.rows(sql`delete from members where conv_id = ${convId} and user_id = ${userId} returning user_id`);
+    const removed = await tx.rows(deleteMember({ convId, userId }));
     if (removed.length === 0) return { kind: 'not-in-group' as const };
     await afterRemoval(tx);
     return { kind: 'removed' as const };
   });
 }
+
+/** The longest-standing member of `convId` becomes its owner. */
+const handOwnership = statement<{ convId: string }>(
+  (v) => sql`update ${members} set ${bare(members.role)} = 'owner'
+          where ${members.convId} = ${v.convId} and ${members.userId} = (
+            select ${mb.userId} from ${members} ${mb} where ${mb.convId} = ${v.convId} order by ${mb.joinedAt}, ${mb.userId} limit 1)`,
+);
 
 /**
  * `actorId` leaves group `convId`. An owner who leaves hands ownership to
@@ -99,16 +124,16 @@ export async function leaveConversation(
     const member = await lockForMember(tx, convId, actorId);
     if (member.kind === 'not-found') return member;
     if (member.conversationKind !== 'group') return DIRECT;
-    await tx.rows(sql`delete from members where conv_id = ${convId} and user_id = ${actorId}`);
-    if (member.role === 'owner') {
-      await tx.rows(sql`update members set role = 'owner'
-          where conv_id = ${convId} and user_id = (
-            select user_id from members where conv_id = ${convId} order by joined_at, user_id limit 1)`);
-    }
+    await tx.rows(deleteMember({ convId, userId: actorId }));
+    if (member.role === 'owner') await tx.rows(handOwnership({ convId }));
     await afterLeaving(tx);
     return { kind: 'left' };
   });
 }
+
+const updateVisibility = statement<{ convId: string; visibility: string }>(
+  (v) => sql`update ${conversations} set ${bare(conversations.historyVisibility)} = ${v.visibility} where ${conversations.id} = ${v.convId}`,
+);
 
 /** Sets group `convId`'s history visibility on behalf of its owner. */
 export async function setHistoryVisibility(
@@ -120,18 +145,16 @@ export async function setHistoryVisibility(
   return db.transaction(async (tx) => {
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
     if (refusal !== null) return refusal;
-    await tx.rows(sql`update conversations set history_visibility = ${visibility} where id = ${convId}`);
+    await tx.rows(updateVisibility({ convId, visibility }));
     return { kind: 'set' as const };
   });
 }
 
 /** One membership row. */
-export interface MemberRow {
-  userId: string;
+export interface MemberRow extends Pick<typeof members.$inferSelect, 'userId' | 'readSeq'> {
   role: 'owner' | 'member';
   /** ISO 8601, UTC. */
   joinedAt: string;
-  readSeq: number;
 }
 
 /** Where a members page starts: after this (joined_at, user_id). */
@@ -146,6 +169,44 @@ export interface MemberPage {
   rows: MemberRow[];
 }
 
+interface MembersPageValues {
+  viewerId: string;
+  convId: string;
+  limit: number;
+  /** The cursor, unused on the first page. */
+  afterJoinedAt: string;
+  afterUserId: string;
+}
+
+/** The viewer's member row, as the members page checks it. */
+const viewer = alias(members, 'v');
+const m = alias(members, 'm');
+
+/** A members page, from the first member (`start` none) or after a cursor. */
+function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) {
+  return statement<MembersPageValues>(
+    (v) => sql`select ${viewer.userId} as viewer, p.*
+      from (select ${mb.convId}, ${mb.userId} from ${members} ${mb} where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}) ${viewer}
+      left join lateral (
+        select ${selectList<MemberRow>({
+          userId: m.userId,
+          role: sql<MemberRow['role']>`${m.role}`,
+          joinedAt: isoTime(m.joinedAt),
+          readSeq: m.readSeq,
+        })}
+        from ${members} ${m} where ${m.convId} = ${viewer.convId} and ${start?.(v) ?? sql`true`}
+        order by date_trunc('milliseconds', ${m.joinedAt}), ${m.userId} limit ${v.limit}) p on true
+      order by p."joinedAt", p."userId"`,
+  );
+}
+
+const firstMembersPage = membersStatement(null);
+// Ordered by the join time as the cursor carries it (milliseconds), so
+// the row a cursor came from compares equal, never after itself.
+const laterMembersPage = membersStatement(
+  (v) => sql`(date_trunc('milliseconds', ${m.joinedAt}), ${m.userId}) > (${v.afterJoinedAt}::timestamptz, ${v.afterUserId})`,
+);
+
 /**
  * Up to `limit + 1` members of `convId` in join order after `after`, if
  * `viewerId` is a member (checked in the same statement); `NotFound` otherwise.
@@ -157,20 +218,14 @@ export async function listMembers(
   after: MemberPosition | null,
   limit: number,
 ): Promise<MemberPage | NotFound> {
-  // Ordered by the join time as the cursor carries it (milliseconds), so
-  // the row a cursor came from compares equal, never after itself.
-  const start =
-    after === null ? sql`true` : sql`(date_trunc('milliseconds', m.joined_at), m.user_id) > (${after.joinedAt}::timestamptz, ${after.userId})`;
-  const rows = await db.rows<{ viewer: string; user_id: string | null; role: 'owner' | 'member'; joined_at: string; read_seq: number }>(sql`select v.user_id as viewer, p.*
-      from (select mb.conv_id, mb.user_id from members mb where mb.conv_id = ${convId} and mb.user_id = ${viewerId}) v
-      left join lateral (
-        select m.user_id, m.role, ${isoTime('m.joined_at')} as joined_at, m.read_seq
-        from members m where m.conv_id = v.conv_id and ${start}
-        order by date_trunc('milliseconds', m.joined_at), m.user_id limit ${limit + 1}) p on true
-      order by p.joined_at, p.user_id`);
+  const rows = await db.rows<{ viewer: string } & { [Field in keyof MemberRow]: MemberRow[Field] | null }>(
+    after === null
+      ? firstMembersPage({ viewerId, convId, limit: limit + 1, afterJoinedAt: '', afterUserId: '' })
+      : laterMembersPage({ viewerId, convId, limit: limit + 1, afterJoinedAt: after.joinedAt, afterUserId: after.userId }),
+  );
   if (rows.length === 0) return NOT_FOUND;
   return {
     kind: 'members',
-    rows: rows.filter((r) => r.user_id !== null).map((r) => ({ userId: r.user_id!, role: r.role, joinedAt: r.joined_at, readSeq: r.read_seq })),
+    rows: rows.filter((r) => r.userId !== null).map((r) => ({ userId: r.userId!, role: r.role!, joinedAt: r.joinedAt!, readSeq: r.readSeq! })),
   };
 }

@@ -3,10 +3,25 @@
  * Both take many keys at once; the per-request loaders batch into them.
  */
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { inKeyOrder } from './batch.ts';
-import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { isoTime, keyArrays, messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
+import type { MessageRow } from './rows.ts';
+import {
+  isoTime,
+  keyArrays,
+  type KeyValues,
+  keyValues,
+  messageColumns,
+  type RetentionClock,
+  type RetentionValues,
+  retentionValues,
+  selectList,
+  visibleFloor,
+  visibleTo,
+} from './sqlFragments.ts';
+import { statement } from './statement.ts';
 
 /** A message's key: its conversation and seq. */
 export interface MessageKey {
@@ -19,6 +34,20 @@ export function messageKeyString(key: MessageKey): string {
   return `${key.convId}:${key.seq}`;
 }
 
+const m = alias(messages, 'm');
+const b = alias(messageBodies, 'b');
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+
+const visibleMessages = statement<KeyValues & RetentionValues & { viewerId: string }>(
+  (v) => sql`select ${messageColumns(m)}
+      from ${keyArrays(v)} as k(conv_id, seq)
+      join ${members} ${mb} on ${mb.convId} = k.conv_id and ${mb.userId} = ${v.viewerId}
+      join ${conversations} ${c} on ${c.id} = k.conv_id
+      join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
+      where ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v))}`,
+);
+
 /**
  * For each of `keys`, in order, its row if `viewerId` may see it (member,
  * not cleared, not expired, not hidden); null otherwise.
@@ -30,13 +59,8 @@ export async function findVisibleMessages(
   keys: readonly MessageKey[],
 ): Promise<(MessageRow | null)[]> {
   if (keys.length === 0) return [];
-  const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')}
-      from ${keyArrays(keys)} as k(conv_id, seq)
-      join members mb on mb.conv_id = k.conv_id and mb.user_id = ${viewerId}
-      join conversations c on c.id = k.conv_id
-      join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-      where ${visibleTo('m', viewerId, visibleFloor('mb', 'c', retention))}`);
-  return inKeyOrder(keys, rows.map(toMessageRow), messageKeyString, messageKeyString);
+  const rows = await db.rows<MessageRow>(visibleMessages({ ...keyValues(keys), ...retentionValues(retention), viewerId }));
+  return inKeyOrder(keys, rows, messageKeyString, messageKeyString);
 }
 
 /**
@@ -50,25 +74,35 @@ export type MessageBody =
   | { kind: 'erased'; erasedAt: string }
   | { kind: 'missing' };
 
+/** A message's index row and body as `findMessageBodies` reads them. */
+interface BodyRow extends Pick<MessageRow, 'convId' | 'seq' | 'revokedAt' | 'revokedBy'> {
+  erasedAt: string | null;
+  /** Null when the body is gone (revoked, erased, purged). */
+  text: string | null;
+}
+
+const bodies = statement<KeyValues>(
+  (v) => sql`select ${selectList<BodyRow>({
+    convId: m.convId,
+    seq: m.seq,
+    revokedAt: isoTime(m.revokedAt),
+    revokedBy: m.revokedBy,
+    erasedAt: isoTime(m.erasedAt),
+    text: b.text,
+  })}
+      from ${keyArrays(v)} as k(conv_id, seq)
+      join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
+      left join ${messageBodies} ${b} on ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}`,
+);
+
 /** The bodies of `keys`, in the same order. Callers pass keys the viewer may see. */
 export async function findMessageBodies(db: SqlRunner, keys: readonly MessageKey[]): Promise<MessageBody[]> {
   if (keys.length === 0) return [];
-  const rows = await db.rows<{
-    conv_id: string;
-    seq: number;
-    revoked_at: string | null;
-    revoked_by: string | null;
-    erased_at: string | null;
-    text: string | null;
-  }>(sql`select m.conv_id, m.seq, ${isoTime('m.revoked_at')} as revoked_at, m.revoked_by, ${isoTime('m.erased_at')} as erased_at, b.text
-      from ${keyArrays(keys)} as k(conv_id, seq)
-      join messages m on m.conv_id = k.conv_id and m.seq = k.seq
-      left join message_bodies b on b.conv_id = m.conv_id and b.seq = m.seq`);
-  const found = inKeyOrder(keys, rows, messageKeyString, (r) => messageKeyString({ convId: r.conv_id, seq: r.seq }));
-  return found.map((row): MessageBody => {
+  const rows = await db.rows<BodyRow>(bodies(keyValues(keys)));
+  return inKeyOrder(keys, rows, messageKeyString, messageKeyString).map((row): MessageBody => {
     if (row === null) return { kind: 'missing' };
-    if (row.revoked_at !== null) return { kind: 'revoked', revokedAt: row.revoked_at, revokedBy: row.revoked_by ?? '' };
-    if (row.erased_at !== null) return { kind: 'erased', erasedAt: row.erased_at };
+    if (row.revokedAt !== null) return { kind: 'revoked', revokedAt: row.revokedAt, revokedBy: row.revokedBy ?? '' };
+    if (row.erasedAt !== null) return { kind: 'erased', erasedAt: row.erasedAt };
     if (row.text === null) return { kind: 'missing' };
     return { kind: 'text', text: row.text };
   });

@@ -11,6 +11,8 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
+import type { Operand } from './sqlFragments.ts';
+import { statement } from './statement.ts';
 
 /** The channel every server process listens on. */
 export const EVENTS_CHANNEL = 'backscroll_events';
@@ -42,29 +44,39 @@ const KINDS = new Set<string>(['sent', 'revoked', 'purged', 'read', 'member']);
 
 /**
  * The `pg_notify(...)` call announcing one notice, as an SQL expression
- * whose parts may be columns of the statement it sits in (a send knows its
- * seq only there). The payload is built by PostgreSQL from these ids and
- * nothing else.
+ * whose parts are the statement's placeholders or columns (a send knows its
+ * seq only there), or constants. The payload is built by PostgreSQL from
+ * these ids and nothing else.
  */
 export function notifyExpression(notice: {
-  convId: SQL | string;
-  kind: SQL | NoticeKind;
-  seq: SQL | number;
-  toSeq: SQL | number;
-  userId?: SQL | string | null;
+  convId: Operand;
+  kind: Operand | NoticeKind;
+  seq: Operand;
+  toSeq: Operand;
+  userId?: Operand | null;
 }): SQL {
   const userId = notice.userId ?? null;
   return sql`pg_notify(${EVENTS_CHANNEL}, json_build_object(
     'c', ${notice.convId}::text, 'k', ${notice.kind}::text, 's', (${notice.seq})::int8, 't', (${notice.toSeq})::int8, 'u', ${userId}::text)::text)`;
 }
 
+const announceAll = statement<{ convIds: string[]; kinds: NoticeKind[]; seqs: number[]; toSeqs: number[]; userIds: (string | null)[] }>(
+  (v) => sql`select ${notifyExpression({ convId: sql`n.c`, kind: sql`n.k`, seq: sql`n.s`, toSeq: sql`n.t`, userId: sql`n.u` })}
+    from unnest(${v.convIds}::text[], ${v.kinds}::text[], ${v.seqs}::int8[], ${v.toSeqs}::int8[], ${v.userIds}::text[]) as n(c, k, s, t, u)`,
+);
+
 /** Announces `notices` in one statement (none: no statement); delivered when `db`'s transaction commits. */
 export async function notifyAll(db: SqlRunner, notices: readonly Notice[]): Promise<void> {
   if (notices.length === 0) return;
-  const column = <T>(pick: (n: Notice) => T) => sql.param(notices.map(pick));
-  await db.rows(sql`select ${notifyExpression({ convId: sql`n.c`, kind: sql`n.k`, seq: sql`n.s`, toSeq: sql`n.t`, userId: sql`n.u` })}
-    from unnest(${column((n) => n.convId)}::text[], ${column((n) => n.kind)}::text[], ${column((n) => n.seq)}::int8[],
-      ${column((n) => n.toSeq)}::int8[], ${column((n) => n.userId)}::text[]) as n(c, k, s, t, u)`);
+  await db.rows(
+    announceAll({
+      convIds: notices.map((n) => n.convId),
+      kinds: notices.map((n) => n.kind),
+      seqs: notices.map((n) => n.seq),
+      toSeqs: notices.map((n) => n.toSeq),
+      userIds: notices.map((n) => n.userId),
+    }),
+  );
 }
 
 /**

@@ -4,12 +4,15 @@
  * row more than the page, tests the far side of the cursor, and reads
  * `max_seq`, all in one snapshot. Bodies are not read here.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { type Placeholder, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
-import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { type MessageRow, messageRowOf } from './rows.ts';
+import { messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { type Slots, statement } from './statement.ts';
 
 /** What every page statement reads about the conversation, in the page's snapshot. */
 interface PageSnapshot {
@@ -36,7 +39,19 @@ export interface ScannedAround extends PageSnapshot {
   newer: MessageRow[];
 }
 
-type PageStatementRow = Partial<RawMessageRow> & { latest_seq: number; change_seq: number; behind_exists: boolean; side?: string };
+/** A row of a page statement: the snapshot, and a scanned message unless the page is empty. */
+type PageStatementRow = Partial<MessageRow> & { latest_seq: number; change_seq: number; behind_exists: boolean; side?: string };
+
+/** What every page statement binds: who reads which conversation, when. */
+interface PageValues extends RetentionValues {
+  viewerId: string;
+  convId: string;
+}
+
+const m = alias(messages, 'm');
+const n = alias(messages, 'n');
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
 
 /** The member row's visible floor (clear watermark and retention), as the scan and the flag see it. */
 const FLOOR = sql.raw('mb.floor_seq');
@@ -46,18 +61,47 @@ const FLOOR = sql.raw('mb.floor_seq');
  * floor and the far-side flag), then a lateral scan of the page. `offset 0`
  * keeps each subquery from being flattened, so the floor and the flag are
  * computed once per request, not once per scanned row. The scan and the
- * flag refer to the member row as `mb`.
+ * flag refer to the member row as `mb` (its `conv_id` is `mb.convId`).
  */
-function pageStatement(viewerId: string, convId: string, retention: RetentionClock, behind: SQL, scan: SQL): SQL {
+function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL): SQL {
   return sql`select mb.latest_seq, mb.change_seq, mb.behind_exists, p.*
     from (select mb.*, ${behind} as behind_exists
-          from (select mb.conv_id, c.max_seq as latest_seq, c.change_seq, ${visibleFloor('mb', 'c', retention)} as floor_seq
-                from members mb join conversations c on c.id = mb.conv_id
-                where mb.conv_id = ${convId} and mb.user_id = ${viewerId}
+          from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v)} as floor_seq
+                from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+                where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
                 offset 0) mb
           offset 0) mb
     left join lateral (${scan}) p on true`;
 }
+
+/** What a keyset page binds besides `PageValues`. */
+interface KeysetValues extends PageValues {
+  /** `after` going forward, `before` going backward; unused for the newest page. */
+  cursorSeq: number;
+  /** The page size plus one. */
+  limit: number;
+}
+
+/** How a keyset page compares with its cursor: the page's range of `m`, and the far side's of `n`. */
+type CursorSides = (v: Slots<KeysetValues>) => { range: SQL; behind: SQL };
+
+/** A keyset page statement scanning in `order` from its cursor (none: the newest page). */
+function keysetStatement(order: 'asc' | 'desc', sides: CursorSides | null) {
+  return statement<KeysetValues>((v) => {
+    const cursor = sides?.(v) ?? null;
+    const range = cursor?.range ?? sql`true`;
+    const scan = sql`select ${messageColumns(m)} from ${messages} ${m}
+      where ${m.convId} = ${mb.convId} and ${range} and ${visibleTo(m, v.viewerId, FLOOR)}
+      order by ${m.seq} ${sql.raw(order)} limit ${v.limit}`;
+    const behind = cursor === null ? sql`false` : sql`exists (select 1 from ${messages} ${n}
+      where ${n.convId} = ${mb.convId} and ${cursor.behind} and ${visibleTo(n, v.viewerId, FLOOR)})`;
+    return sql`${pageStatement(v, behind, scan)} order by p.seq ${sql.raw(order)}`;
+  });
+}
+
+const forwardPage = keysetStatement('asc', (v) => ({ range: sql`${m.seq} > ${v.cursorSeq}`, behind: sql`${n.seq} <= ${v.cursorSeq}` }));
+const backwardPage = keysetStatement('desc', (v) => ({ range: sql`${m.seq} < ${v.cursorSeq}`, behind: sql`${n.seq} >= ${v.cursorSeq}` }));
+const newestPage = keysetStatement('desc', null);
 
 /** Scans one keyset page; `NotFound` when the viewer is not a member (or there is no such conversation). */
 export async function scanPage(
@@ -67,31 +111,14 @@ export async function scanPage(
   convId: string,
   window: PageWindow,
 ): Promise<ScannedPage | NotFound> {
-  const visible = visibleTo('m', viewerId, FLOOR);
-  const limit = window.size + 1;
-  let range: SQL;
-  let order: SQL;
-  let behind: SQL;
-  if (window.direction === 'forward') {
-    range = sql`m.seq > ${window.afterSeq}`;
-    order = sql.raw('m.seq asc');
-    behind = sql`exists (select 1 from messages n where n.conv_id = mb.conv_id and n.seq <= ${window.afterSeq} and ${visibleTo('n', viewerId, FLOOR)})`;
-  } else if (window.beforeSeq !== null) {
-    range = sql`m.seq < ${window.beforeSeq}`;
-    order = sql.raw('m.seq desc');
-    behind = sql`exists (select 1 from messages n where n.conv_id = mb.conv_id and n.seq >= ${window.beforeSeq} and ${visibleTo('n', viewerId, FLOOR)})`;
-  } else {
-    range = sql.raw('true');
-    order = sql.raw('m.seq desc');
-    behind = sql.raw('false');
-  }
-  const scan = sql`select ${messageColumns('m')} from messages m
-    where m.conv_id = mb.conv_id and ${range} and ${visible}
-    order by ${order} limit ${limit}`;
-  const statement = sql`${pageStatement(viewerId, convId, retention, behind, scan)} order by p.seq ${sql.raw(
-    window.direction === 'forward' ? 'asc' : 'desc',
-  )}`;
-  const rows = await db.rows<PageStatementRow>(statement);
+  const values = { ...retentionValues(retention), viewerId, convId, limit: window.size + 1 };
+  const query =
+    window.direction === 'forward'
+      ? forwardPage({ ...values, cursorSeq: window.afterSeq })
+      : window.beforeSeq !== null
+        ? backwardPage({ ...values, cursorSeq: window.beforeSeq })
+        : newestPage({ ...values, cursorSeq: 0 });
+  const rows = await db.rows<PageStatementRow>(query);
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
   return {
@@ -99,9 +126,28 @@ export async function scanPage(
     latestSeq: first.latest_seq,
     changeSeq: first.change_seq,
     behindExists: first.behind_exists,
-    scanned: rows.filter((r) => r.seq != null).map((r) => toMessageRow(r as RawMessageRow)),
+    scanned: rows.filter((r) => r.seq != null).map((r) => messageRowOf(r as MessageRow)),
   };
 }
+
+/** What a page around an anchor binds besides `PageValues`. */
+interface AroundValues extends PageValues {
+  anchorSeq: number;
+  /** How many older and newer rows to scan: one more than the page shows on each side. */
+  olderLimit: number;
+  newerLimit: number;
+}
+
+const aroundPage = statement<AroundValues>((v) => {
+  const side = (name: string, range: SQL, order: 'asc' | 'desc', limit: Placeholder | number) =>
+    sql`(select ${name}::text as side, ${messageColumns(m)} from ${messages} ${m}
+      where ${m.convId} = ${mb.convId} and ${range} and ${visibleTo(m, v.viewerId, FLOOR)}
+      order by ${m.seq} ${sql.raw(order)} limit ${limit})`;
+  const scan = sql`${side('older', sql`${m.seq} < ${v.anchorSeq}`, 'desc', v.olderLimit)}
+    union all ${side('anchor', sql`${m.seq} = ${v.anchorSeq}`, 'asc', 1)}
+    union all ${side('newer', sql`${m.seq} > ${v.anchorSeq}`, 'asc', v.newerLimit)}`;
+  return pageStatement(v, sql`false`, scan);
+});
 
 /** Scans the page around `anchorSeq`; `NotFound` when the viewer is not a member. */
 export async function scanAround(
@@ -113,17 +159,12 @@ export async function scanAround(
   before: number,
   after: number,
 ): Promise<ScannedAround | NotFound> {
-  const side = (name: string, range: SQL, order: string, limit: number) =>
-    sql`(select ${name}::text as side, ${messageColumns('m')} from messages m
-      where m.conv_id = mb.conv_id and ${range} and ${visibleTo('m', viewerId, FLOOR)}
-      order by m.seq ${sql.raw(order)} limit ${limit})`;
-  const scan = sql`${side('older', sql`m.seq < ${anchorSeq}`, 'desc', before + 1)}
-    union all ${side('anchor', sql`m.seq = ${anchorSeq}`, 'asc', 1)}
-    union all ${side('newer', sql`m.seq > ${anchorSeq}`, 'asc', after + 1)}`;
-  const rows = await db.rows<PageStatementRow>(pageStatement(viewerId, convId, retention, sql.raw('false'), scan));
+  const rows = await db.rows<PageStatementRow>(
+    aroundPage({ ...retentionValues(retention), viewerId, convId, anchorSeq, olderLimit: before + 1, newerLimit: after + 1 }),
+  );
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
-  const of = (name: string) => rows.filter((r) => r.side === name).map((r) => toMessageRow(r as RawMessageRow));
+  const of = (name: string) => rows.filter((r) => r.side === name).map((r) => messageRowOf(r as MessageRow));
   // union all keeps each branch's rows together but not their order: sort here.
   const older = of('older').sort((a, b) => b.seq - a.seq);
   const newer = of('newer').sort((a, b) => a.seq - b.seq);
@@ -138,6 +179,16 @@ export interface FirstVisible {
   latestSeq: number;
 }
 
+const firstVisibleAt = statement<PageValues & { time: string }>((v) =>
+  pageStatement(
+    v,
+    sql`false`,
+    sql`select ${m.seq} from ${messages} ${m}
+      where ${m.convId} = ${mb.convId} and ${m.createdAt} >= ${v.time}::timestamptz and ${visibleTo(m, v.viewerId, FLOOR)}
+      order by ${m.createdAt}, ${m.seq} limit 1`,
+  ),
+);
+
 /**
  * The first message the viewer can see created at or after `time` and the
  * conversation's `max_seq`, through the creation-time index; `NotFound` when
@@ -150,10 +201,7 @@ export async function findFirstVisibleAt(
   convId: string,
   time: string,
 ): Promise<FirstVisible | NotFound> {
-  const scan = sql`select m.seq from messages m
-    where m.conv_id = mb.conv_id and m.created_at >= ${time}::timestamptz and ${visibleTo('m', viewerId, FLOOR)}
-    order by m.created_at, m.seq limit 1`;
-  const rows = await db.rows<{ latest_seq: number; seq: number | null }>(pageStatement(viewerId, convId, retention, sql.raw('false'), scan));
+  const rows = await db.rows<{ latest_seq: number; seq: number | null }>(firstVisibleAt({ ...retentionValues(retention), viewerId, convId, time }));
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
   return { kind: 'located', seq: first.seq ?? null, latestSeq: first.latest_seq };

@@ -13,8 +13,16 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, messageBodies, messageHides, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
-import { expiredThrough, type RetentionClock } from './sqlFragments.ts';
+import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
+import { statement } from './statement.ts';
+
+const c = alias(conversations, 'c');
+const m = alias(messages, 'm');
+const b = alias(messageBodies, 'b');
+const h = alias(messageHides, 'h');
 
 /** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
 const SCAN_CHUNK = 1000;
@@ -79,6 +87,19 @@ export async function purgeExpired(db: SqlRunner, clock: RetentionClock, options
   }
 }
 
+const scan = statement<RetentionValues & { after: string }>(
+  (v) => sql`select ${c.id} as id, x.through,
+      x.through > 0 and (
+        (select min(${m.seq}) from ${messages} ${m} where ${m.convId} = ${c.id}) <= x.through
+        or exists (select 1 from ${messageHides} ${h} where ${h.convId} = ${c.id} and ${h.seq} <= x.through)) as due
+    from (select * from ${conversations} where ${conversations.id} > ${v.after}::uuid order by ${conversations.id} limit ${SCAN_CHUNK}) ${c}
+    cross join lateral (select case
+      when least(${c.retentionDays}, ${v.serverDays}::int) is null
+        and least(${c.retentionMaxMessages}, ${v.serverMaxMessages}::int) is null then 0
+      else ${expiredThrough(c, v)} end as through) x
+    order by ${c.id}`,
+);
+
 /**
  * The next `SCAN_CHUNK` conversations after `after` (by id) and, of those,
  * the ones with something to purge: a stored message at or below the
@@ -90,16 +111,7 @@ async function scanChunk(
   clock: RetentionClock,
   after: string,
 ): Promise<{ lastId: string | null; due: { id: string; through: number }[] }> {
-  const rows = await db.rows<{ id: string; through: number; due: boolean }>(sql`select c.id, x.through,
-      x.through > 0 and (
-        (select min(m.seq) from messages m where m.conv_id = c.id) <= x.through
-        or exists (select 1 from message_hides h where h.conv_id = c.id and h.seq <= x.through)) as due
-    from (select * from conversations where id > ${after}::uuid order by id limit ${SCAN_CHUNK}) c
-    cross join lateral (select case
-      when least(c.retention_days, ${clock.server.days}::int) is null
-        and least(c.retention_max_messages, ${clock.server.maxMessages}::int) is null then 0
-      else ${expiredThrough('c', clock)} end as through) x
-    order by c.id`);
+  const rows = await db.rows<{ id: string; through: number; due: boolean }>(scan({ ...retentionValues(clock), after }));
   return {
     lastId: rows.length < SCAN_CHUNK ? null : rows.at(-1)!.id,
     due: rows.filter((r) => r.due).map((r) => ({ id: r.id, through: r.through })),
@@ -150,6 +162,30 @@ async function rest(ms: number, signal: AbortSignal | undefined): Promise<void> 
   await sleep(ms, undefined, { signal }).catch(() => undefined);
 }
 
+const batch = statement<RetentionValues & { convId: string; through: number; after: number; batchSize: number }>(
+  (v) => sql`with
+        bound as (select least(${v.through}::int8, ${expiredThrough(c, v)}) as through from ${conversations} ${c} where ${c.id} = ${v.convId}),
+        doomed as (
+          select ${m.seq} as seq from ${messages} ${m}
+          where ${m.convId} = ${v.convId} and ${m.seq} > ${v.after}::int8 and ${m.seq} <= (select through from bound)
+          order by ${m.seq} limit ${v.batchSize}),
+        span as (select count(*)::int as found, max(seq) as top from doomed),
+        bodies as (
+          delete from ${messageBodies} ${b} using span
+          where ${b.convId} = ${v.convId} and ${b.seq} > ${v.after}::int8 and ${b.seq} <= span.top),
+        hides as (
+          delete from ${messageHides} ${h} using span
+          where ${h.convId} = ${v.convId} and ${h.seq} <= span.top
+          returning 1),
+        gone as (
+          delete from ${messages} ${m} using span
+          where ${m.convId} = ${v.convId} and ${m.seq} > ${v.after}::int8 and ${m.seq} <= span.top
+          returning 1)
+      select (select through from bound) as through, span.found, span.top,
+        (select count(*)::int from gone) as messages, (select count(*)::int from hides) as hides
+      from span`,
+);
+
 /**
  * One transaction: the lowest `batchSize` seqs above `after` and at or below
  * the cut-off, with their bodies and every hide at or below the batch's top
@@ -166,30 +202,25 @@ async function deleteBatch(
   batchSize: number,
 ): Promise<{ found: number; top: number | null; through: number | null; messages: number; hides: number }> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.rows<{ through: number | null; found: number; top: number | null; messages: number; hides: number }>(sql`with
-        bound as (select least(${through}::int8, ${expiredThrough('c', clock)}) as through from conversations c where c.id = ${convId}),
-        doomed as (
-          select m.seq from messages m
-          where m.conv_id = ${convId} and m.seq > ${after}::int8 and m.seq <= (select through from bound)
-          order by m.seq limit ${batchSize}),
-        span as (select count(*)::int as found, max(seq) as top from doomed),
-        bodies as (
-          delete from message_bodies b using span
-          where b.conv_id = ${convId} and b.seq > ${after}::int8 and b.seq <= span.top),
-        hides as (
-          delete from message_hides h using span
-          where h.conv_id = ${convId} and h.seq <= span.top
-          returning 1),
-        gone as (
-          delete from messages m using span
-          where m.conv_id = ${convId} and m.seq > ${after}::int8 and m.seq <= span.top
-          returning 1)
-      select (select through from bound) as through, span.found, span.top,
-        (select count(*)::int from gone) as messages, (select count(*)::int from hides) as hides
-      from span`);
+    const [row] = await tx.rows<{ through: number | null; found: number; top: number | null; messages: number; hides: number }>(
+      batch({ ...retentionValues(clock), convId, through, after, batchSize }),
+    );
     return row!;
   });
 }
+
+const orphanHides = statement<{ convId: string; through: number; batchSize: number }>(
+  (v) => sql`with doomed as (
+          select ${h.userId} as user_id, ${h.seq} as seq from ${messageHides} ${h}
+          where ${h.convId} = ${v.convId} and ${h.seq} <= ${v.through}::int8
+            and ${h.seq} < coalesce((select min(${m.seq}) from ${messages} ${m} where ${m.convId} = ${v.convId}), ${v.through}::int8 + 1)
+          limit ${v.batchSize}),
+        gone as (
+          delete from ${messageHides} ${h} using doomed d
+          where ${h.convId} = ${v.convId} and ${h.userId} = d.user_id and ${h.seq} = d.seq
+          returning 1)
+      select count(*)::int as n from gone`,
+);
 
 /**
  * Hides at or below `through` and below the lowest stored message: their
@@ -201,16 +232,7 @@ async function deleteBatch(
 async function deleteOrphanHides(db: SqlRunner, convId: string, through: number, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const [row] = await db.rows<{ n: number }>(sql`with doomed as (
-          select h.user_id, h.seq from message_hides h
-          where h.conv_id = ${convId} and h.seq <= ${through}::int8
-            and h.seq < coalesce((select min(m.seq) from messages m where m.conv_id = ${convId}), ${through}::int8 + 1)
-          limit ${batchSize}),
-        gone as (
-          delete from message_hides h using doomed d
-          where h.conv_id = ${convId} and h.user_id = d.user_id and h.seq = d.seq
-          returning 1)
-      select count(*)::int as n from gone`);
+    const [row] = await db.rows<{ n: number }>(orphanHides({ convId, through, batchSize }));
     total += row!.n;
     if (row!.n < batchSize) return total;
   }

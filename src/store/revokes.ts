@@ -3,13 +3,16 @@
  * deleted in the same transaction, so no later read can serve it.
  */
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
 import { notifyExpression } from './notify.ts';
 import { recordChanges } from './changes.ts';
 import { NOT_FOUND, type Forbidden, type NotFound } from './outcome.ts';
-import { type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { messageColumns, type RetentionClock, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { type MessageRow, messageRowOf } from './rows.ts';
+import { bare, messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { statement } from './statement.ts';
 
 /** What a revoke did. */
 export type RevokeOutcome =
@@ -17,6 +20,42 @@ export type RevokeOutcome =
   | { kind: 'already-revoked'; message: MessageRow }
   | NotFound
   | (Forbidden & { reason: 'window-passed' | 'not-sender' });
+
+const m = alias(messages, 'm');
+const mb = alias(members, 'mb');
+const c = alias(conversations, 'c');
+const b = alias(messageBodies, 'b');
+/** The CTE of revoked rows: `returning *` of `messages`. */
+const r = alias(messages, 'r');
+
+interface RevokeValues {
+  actorId: string;
+  convId: string;
+  seq: number;
+}
+
+/** The message as the actor sees it, with what the rules need, locked so two revokes (or a revoke and a purge) take turns. */
+const lockForRevoke = statement<RevokeValues & RetentionValues>(
+  (v) => sql`select ${messageColumns(m)}, ${mb.role} as role, ${c.kind} as kind,
+          (extract(epoch from ${m.createdAt}) * 1000)::float8 as created_ms,
+          (extract(epoch from now()) * 1000)::float8 as now_ms
+        from ${members} ${mb}
+        join ${conversations} ${c} on ${c.id} = ${mb.convId}
+        join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
+        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
+          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))}
+        for update of ${m}`,
+);
+
+const revoke = statement<RevokeValues>(
+  (v) => sql`with ${r} as (
+          update ${messages} set ${bare(messages.revokedAt)} = now(), ${bare(messages.revokedBy)} = ${v.actorId}
+          where ${messages.convId} = ${v.convId} and ${messages.seq} = ${v.seq}
+          returning *),
+        gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${r.convId} and ${b.seq} = ${r.seq})
+        select ${messageColumns(r)}, ${notifyExpression({ convId: r.convId, kind: 'revoked', seq: r.seq, toSeq: r.seq })} as notified
+        from ${r}`,
+);
 
 /** Revokes message `seq` of `convId` on behalf of `actorId`, if the rules allow. */
 export async function revokeMessage(
@@ -28,20 +67,13 @@ export async function revokeMessage(
   retention: RetentionClock,
 ): Promise<RevokeOutcome> {
   return db.transaction(async (tx): Promise<RevokeOutcome> => {
-    // Locks the row so two revokes (or a revoke and a purge) take turns.
-    const found = (await tx.rows<RawMessageRow & { role: 'owner' | 'member'; kind: 'direct' | 'group'; created_ms: number; now_ms: number }>(sql`select ${messageColumns('m')}, mb.role, c.kind,
-          (extract(epoch from m.created_at) * 1000)::float8 as created_ms,
-          (extract(epoch from now()) * 1000)::float8 as now_ms
-        from members mb
-        join conversations c on c.id = mb.conv_id
-        join messages m on m.conv_id = mb.conv_id and m.seq = ${seq}
-        where mb.conv_id = ${convId} and mb.user_id = ${actorId}
-          and ${visibleTo('m', actorId, visibleFloor('mb', 'c', retention))}
-        for update of m`))[0];
+    const [found] = await tx.rows<MessageRow & { role: 'owner' | 'member'; kind: 'direct' | 'group'; created_ms: number; now_ms: number }>(
+      lockForRevoke({ actorId, convId, seq, ...retentionValues(retention) }),
+    );
     if (found === undefined) return NOT_FOUND;
     const decision = decideRevoke({
       actorId,
-      senderId: found.sender_id,
+      senderId: found.senderId,
       actorRole: found.role,
       conversationKind: found.kind,
       createdAtMs: found.created_ms,
@@ -50,18 +82,12 @@ export async function revokeMessage(
     });
     // Someone who could never revoke it is refused even once it is revoked;
     // the sender retrying after the window gets it back unchanged.
-    if (found.revoked_at !== null && !(decision.allowed === false && decision.reason === 'not-sender')) {
-      return { kind: 'already-revoked', message: toMessageRow(found) };
+    if (found.revokedAt !== null && !(decision.allowed === false && decision.reason === 'not-sender')) {
+      return { kind: 'already-revoked', message: messageRowOf(found) };
     }
     if (!decision.allowed) return { kind: 'forbidden', reason: decision.reason };
-    const updated = await tx.rows<RawMessageRow>(sql`with r as (
-          update messages set revoked_at = now(), revoked_by = ${actorId}
-          where conv_id = ${convId} and seq = ${seq}
-          returning *),
-        gone as (delete from message_bodies b using r where b.conv_id = r.conv_id and b.seq = r.seq)
-        select ${messageColumns('r')}, ${notifyExpression({ convId: sql`r.conv_id`, kind: 'revoked', seq: sql`r.seq`, toSeq: sql`r.seq` })} as notified
-        from r`);
+    const [updated] = await tx.rows<MessageRow>(revoke({ actorId, convId, seq }));
     await recordChanges(tx, [{ convId, kind: 'revoked', fromSeq: seq, toSeq: seq, userId: null, subjectId: null }]);
-    return { kind: 'revoked', message: toMessageRow(updated[0]!) };
+    return { kind: 'revoked', message: messageRowOf(updated!) };
   });
 }

@@ -1,41 +1,48 @@
+import type { conversations, members, messages } from '../db/schema.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 
 /**
  * The shapes the store hands out. Rows are plain data in the words of the
- * domain, never drizzle or GraphQL types.
+ * domain, never drizzle or GraphQL types; fields stored in a column take
+ * their type from the schema (`$inferSelect`), timestamps are ISO strings
+ * formatted by PostgreSQL (`isoTime`).
  */
 
+type StoredMessage = typeof messages.$inferSelect;
+type StoredConversation = typeof conversations.$inferSelect;
+type StoredMember = typeof members.$inferSelect;
+
 /** One message index row: everything about a message but its text. */
-export interface MessageRow {
-  convId: string;
-  seq: number;
-  senderId: string;
+export interface MessageRow extends Pick<StoredMessage, 'convId' | 'seq' | 'senderId' | 'revokedBy'> {
   /** ISO 8601, UTC. */
   createdAt: string;
   revokedAt: string | null;
-  revokedBy: string | null;
 }
 
-/** A message row as SQL returns it (snake case), before `toMessageRow`. */
-export interface RawMessageRow {
-  conv_id: string;
-  seq: number;
-  sender_id: string;
-  created_at: string;
-  revoked_at: string | null;
-  revoked_by: string | null;
-}
-
-/** Maps a raw row selected with `messageColumns` to a `MessageRow`. */
-export function toMessageRow(raw: RawMessageRow): MessageRow {
+/** The `MessageRow` fields of a row that carries more (a page row also carries the page's snapshot). */
+export function messageRowOf(row: MessageRow): MessageRow {
   return {
-    convId: raw.conv_id,
-    seq: raw.seq,
-    senderId: raw.sender_id,
-    createdAt: raw.created_at,
-    revokedAt: raw.revoked_at,
-    revokedBy: raw.revoked_by,
+    convId: row.convId,
+    seq: row.seq,
+    senderId: row.senderId,
+    createdAt: row.createdAt,
+    revokedAt: row.revokedAt,
+    revokedBy: row.revokedBy,
   };
+}
+
+/** A conversation row as `conversationColumns` selects it, before `toConversationRow`. */
+export interface RawConversationRow
+  extends Pick<StoredConversation, 'id' | 'title' | 'maxSeq' | 'retentionDays' | 'retentionMaxMessages'>,
+    Pick<StoredMember, 'readSeq' | 'clearSeq'> {
+  /** The values the tables' check constraints allow. */
+  kind: 'direct' | 'group';
+  role: 'owner' | 'member';
+  historyVisibility: 'shared' | 'since_joined';
+  /** Seqs at or below this are expired, as of the request's clock. */
+  expiredThrough: number;
+  /** ISO 8601, UTC. */
+  lastActivityAt: string;
 }
 
 /** A conversation as one member sees it. */
@@ -57,6 +64,21 @@ export interface ConversationRow {
   /** When the last message was sent (or the conversation created); ISO 8601, UTC. */
   lastActivityAt: string;
 }
+
+/** Maps a raw row selected with `conversationColumns` to a `ConversationRow`. */
+export const toConversationRow = (r: RawConversationRow): ConversationRow => ({
+  id: r.id,
+  kind: r.kind,
+  title: r.title,
+  maxSeq: r.maxSeq,
+  role: r.role,
+  readSeq: r.readSeq,
+  clearSeq: r.clearSeq,
+  ownRetention: { days: r.retentionDays, maxMessages: r.retentionMaxMessages },
+  expiredThroughSeq: r.expiredThrough,
+  historyVisibility: r.historyVisibility,
+  lastActivityAt: r.lastActivityAt,
+});
 
 /** A unique-constraint violation, as either driver reports it (SQLSTATE 23505). */
 export function isUniqueViolation(error: unknown): boolean {

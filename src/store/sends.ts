@@ -5,27 +5,57 @@
  * and the row lock is held for a single round trip.
  */
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
 import { notifyExpression } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
-import { isUniqueViolation, type MessageRow, type RawMessageRow, toMessageRow } from './rows.ts';
-import { messageColumns } from './sqlFragments.ts';
+import { isUniqueViolation, type MessageRow, messageRowOf } from './rows.ts';
+import { bare, bareList, messageColumns } from './sqlFragments.ts';
+import { statement } from './statement.ts';
 
 /** What a send did; `NotFound` when the sender is not a member (or there is no such conversation). */
 export type SendOutcome = { kind: 'stored'; message: MessageRow } | { kind: 'deduplicated'; message: MessageRow } | NotFound;
 
+const c = alias(conversations, 'c');
+const mb = alias(members, 'mb');
+/** The message stored, and (in the send statement) the CTE of its `returning *`. */
+const m = alias(messages, 'm');
+/** The CTE of the bumped conversation: the columns it returns. */
+const conv = alias(conversations, 'conv');
+
+const firstCopy = statement<{ convId: string; senderId: string; clientMsgId: string }>(
+  (v) => sql`select ${messageColumns(m)} from ${messages} ${m}
+      where ${m.convId} = ${v.convId} and ${m.senderId} = ${v.senderId} and ${m.clientMsgId} = ${v.clientMsgId}`,
+);
+
 /** The message the sender already stored under `clientMsgId`, if any. */
-async function findByClientId(
-  db: SqlRunner,
-  convId: string,
-  senderId: string,
-  clientMsgId: string,
-): Promise<MessageRow | null> {
-  const rows = await db.rows<RawMessageRow>(sql`select ${messageColumns('m')} from messages m
-      where m.conv_id = ${convId} and m.sender_id = ${senderId} and m.client_msg_id = ${clientMsgId}`);
-  return rows[0] ? toMessageRow(rows[0]) : null;
+async function findByClientId(db: SqlRunner, convId: string, senderId: string, clientMsgId: string): Promise<MessageRow | null> {
+  const [row] = await db.rows<MessageRow>(firstCopy({ convId, senderId, clientMsgId }));
+  return row ?? null;
 }
+
+const send = statement<{ convId: string; senderId: string; clientMsgId: string; text: string; searchTerms: string }>(
+  (v) => sql`with ${conv} as (
+          update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + 1, ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
+          where ${c.id} = ${v.convId}
+            and exists (select 1 from ${members} ${mb} where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.senderId})
+          returning ${c.id}, ${c.maxSeq}, ${c.lastActivityAt}),
+        ${m} as (
+          -- Stamped under the row lock and never before the previous message,
+          -- so creation time follows seq (retention and messagesAt rely on it).
+          insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt)})
+          select ${conv.id}, ${conv.maxSeq}, ${v.senderId}, ${v.clientMsgId}, ${conv.lastActivityAt} from ${conv}
+          returning *),
+        -- The search index entry is the body row's own column: in step by construction.
+        body as (
+          insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
+          select ${m.convId}, ${m.seq}, ${v.text}, ${v.searchTerms}::tsvector from ${m})
+        -- Announced at commit, ids only; a deduplicated retry rolls back and announces nothing.
+        select ${messageColumns(m)}, ${notifyExpression({ convId: m.convId, kind: 'sent', seq: m.seq, toSeq: m.seq })} as notified
+        from ${m}`,
+);
 
 /**
  * Stores a message from `senderId`, or returns the one already stored under
@@ -38,26 +68,9 @@ export async function sendMessage(
   clientMsgId: string,
   text: string,
 ): Promise<SendOutcome> {
-  let rows: RawMessageRow[];
+  let rows: MessageRow[];
   try {
-    rows = await db.rows<RawMessageRow>(sql`with conv as (
-          update conversations c set max_seq = c.max_seq + 1, last_activity_at = greatest(c.last_activity_at, now())
-          where c.id = ${convId}
-            and exists (select 1 from members mb where mb.conv_id = ${convId} and mb.user_id = ${senderId})
-          returning c.id, c.max_seq, c.last_activity_at),
-        m as (
-          -- Stamped under the row lock and never before the previous message,
-          -- so creation time follows seq (retention and messagesAt rely on it).
-          insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
-          select id, max_seq, ${senderId}, ${clientMsgId}, last_activity_at from conv
-          returning *),
-        -- The search index entry is the body row's own column: in step by construction.
-        body as (
-          insert into message_bodies (conv_id, seq, text, search_terms)
-          select conv_id, seq, ${text}, ${searchVector(convId, text)}::tsvector from m)
-        -- Announced at commit, ids only; a deduplicated retry rolls back and announces nothing.
-        select ${messageColumns('m')}, ${notifyExpression({ convId: sql`m.conv_id`, kind: 'sent', seq: sql`m.seq`, toSeq: sql`m.seq` })} as notified
-        from m`);
+    rows = await db.rows<MessageRow>(send({ convId, senderId, clientMsgId, text, searchTerms: searchVector(convId, text) }));
   } catch (error) {
     // A retry racing (or following) the first copy: the statement rolled back
     // whole, so no seq was used; answer with the first copy.
@@ -68,5 +81,5 @@ export async function sendMessage(
   }
   const row = rows[0];
   if (row === undefined) return NOT_FOUND;
-  return { kind: 'stored', message: toMessageRow(row) };
+  return { kind: 'stored', message: messageRowOf(row) };
 }

@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
+import { conversations } from '../../src/db/schema.ts';
 import { conversationGlobalId, decodeMessageId, messageGlobalId } from '../../src/history/globalId.ts';
 import { conversationSearchKey, indexLexemes, parseSearchQuery, type SearchQuery, searchVector, tsqueryFor } from '../../src/history/searchText.ts';
 import { RECENT_WINDOW, searchKeySql } from '../../src/search/postgresSearch.ts';
@@ -268,7 +269,9 @@ describe.each(backends)('Search (%s)', (backend) => {
 
     it('computes the conversation key in SQL exactly as in JavaScript', async () => {
       const keys = rowsOf<{ id: string; key: string }>(
-        await harness.database.db.execute(sql`select id::text as id, ${searchKeySql('id')} as key from conversations where id = any(${sql.param(convIds)}::uuid[])`),
+        await harness.database.db.execute(
+          sql`select id::text as id, ${searchKeySql(conversations.id)} as key from conversations where id = any(${sql.param(convIds)}::uuid[])`,
+        ),
       );
       expect(keys.length).toBe(convIds.length);
       for (const { id, key } of keys) expect(key).toBe(conversationSearchKey(id));

@@ -48,7 +48,7 @@ describe('The test harness', () => {
       const group = await createGroup(alice, ['bob']);
       const { stats } = await alice.gql('query ($id: ID!) { conversation(id: $id) { title } }', { id: group.id });
       expect(stats.statements).toBe(1);
-      expect(stats.texts).toEqual([expect.stringContaining('from members mb join conversations c')]);
+      expect(stats.texts).toEqual([expect.stringContaining('from "members" "mb" join "conversations" "c"')]);
     } finally {
       await harness.close();
     }
