@@ -20,8 +20,9 @@ import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { conversationGlobalId } from '../src/history/globalId.ts';
+import { num, type ResultTable } from './table.ts';
 
-export const FANOUT = { subscribers: 500, messages: 200, perSecond: 20 };
+const FANOUT = { subscribers: 500, messages: 200, perSecond: 20 };
 /** The group's id: apart from the seeded ones (`...-4000-8000-...`) and the purge row's (`...-4000-9000-...`). */
 const CONVERSATION_ID = '00000000-0000-4000-a000-000000000000';
 const SENDER = 'fanout-sender';
@@ -188,22 +189,26 @@ export async function measureFanout(
   }
 }
 
-/** The fan-out table's rows. */
-export function fanoutRows(m: FanoutMeasurement): string[][] {
-  return [
-    [
-      `${m.subscribers} subscribers x ${m.messages} messages`,
-      `${m.delivered.toLocaleString('en')} of ${m.expected.toLocaleString('en')}`,
-      m.p50.toFixed(1),
-      m.p99.toFixed(1),
-      m.max.toFixed(1),
-      m.perSecond.toFixed(0),
+/** The fan-out table. */
+export function fanoutTable(m: FanoutMeasurement): ResultTable {
+  return {
+    id: 'fanout',
+    title: `Live fan-out (${m.subscribers} subscribers of one group over WebSocket, one member sending ${m.messages} messages at ${FANOUT.perSecond}/s; latency from send to each delivery)`,
+    header: ['', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'deliveries/s'],
+    rows: [
+      {
+        label: `${m.subscribers} subscribers x ${m.messages} messages`,
+        cells: [
+          { text: `${m.delivered.toLocaleString('en')} of ${m.expected.toLocaleString('en')}`, value: m.delivered },
+          num(m.p50, 1),
+          num(m.p99, 1),
+          num(m.max, 1),
+          num(m.perSecond),
+        ],
+      },
     ],
-  ];
+  };
 }
-
-/** The fan-out table's header. */
-export const FANOUT_HEADER = ['', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'deliveries/s'];
 
 // Run alone: a server process of its own, then one measurement.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -11,13 +11,14 @@ import { sql } from 'drizzle-orm';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.ts';
 import { rowsOf } from '../src/db/rows.ts';
 import type { LoadResult } from './loadResult.ts';
+import { num, percent, type ResultTable, words } from './table.ts';
 
 const CONVERSATIONS = 100;
 const MESSAGES_PER_CONVERSATION = 10_000;
 /** Conversations per insert transaction: 100,000 messages. */
 const INSERT_CHUNK = 10;
-export const PURGE_TARGET_PER_SECOND = 20_000;
-export const PAGE_RATE_TARGET = 0.8;
+const PURGE_TARGET_PER_SECOND = 20_000;
+const PAGE_RATE_TARGET = 0.8;
 
 /** Purge conversation `i`'s id: apart from the seeded ones (`...-4000-8000-...`). */
 const purgeConversationId = (i: number) => `00000000-0000-4000-9000-${i.toString(16).padStart(12, '0')}`;
@@ -155,18 +156,27 @@ export async function measurePurge(
   }
 }
 
-/** The purge row's table rows: measured, target, met. */
-export function purgeRows(m: PurgeMeasurement): string[][] {
+/** The purge row's table: measured, target, met. */
+export function purgeTable(m: PurgeMeasurement, seconds: number): ResultTable {
   const alone = (m.pagesBefore.perSecond + m.pagesAfter.perSecond) / 2;
   const ratio = m.pagesDuringPurge.perSecond / alone;
   const failures = m.pagesBefore.failures + m.pagesDuringPurge.failures + m.pagesAfter.failures;
-  const met = (ok: boolean) => (ok ? 'yes' : 'NO');
-  const runs = [m.pagesBefore, m.pagesDuringPurge, m.pagesAfter];
-  return [
-    ['purge, messages/s', m.purgePerSecond.toFixed(0), `≥ ${PURGE_TARGET_PER_SECOND.toLocaleString('en')}`, met(m.purgePerSecond >= PURGE_TARGET_PER_SECOND)],
-    ['(b) page req/s before / during / after', runs.map((r) => r.perSecond.toFixed(0)).join(' / '), '', ''],
-    ['(b) p99 ms before / during / after', runs.map((r) => r.p99.toFixed(0)).join(' / '), '', ''],
-    ['page rate kept (during / mean of before and after)', `${(ratio * 100).toFixed(0)}%`, `≥ ${PAGE_RATE_TARGET * 100}%`, met(ratio >= PAGE_RATE_TARGET)],
-    ['failed page requests', String(failures), '0', met(failures === 0)],
-  ];
+  const met = (ok: boolean) => words(ok ? 'yes' : 'NO');
+  const runs = [
+    ['before', m.pagesBefore],
+    ['during', m.pagesDuringPurge],
+    ['after', m.pagesAfter],
+  ] as const;
+  return {
+    id: 'purge',
+    title: `Retention purge (\`backscroll purge\` of 1,000,000 expired messages while (b) runs, 10 connections, ${seconds} s)`,
+    header: ['', 'measured', 'target', 'met'],
+    rows: [
+      { label: 'purge, messages/s', cells: [num(m.purgePerSecond), words(`≥ ${PURGE_TARGET_PER_SECOND.toLocaleString('en')}`), met(m.purgePerSecond >= PURGE_TARGET_PER_SECOND)] },
+      ...runs.map(([when, r]) => ({ label: `(b) page req/s ${when} the purge`, cells: [num(r.perSecond), words(''), words('')] })),
+      ...runs.map(([when, r]) => ({ label: `(b) p99 ms ${when} the purge`, cells: [num(r.p99), words(''), words('')] })),
+      { label: 'page rate kept (during / mean of before and after)', cells: [percent(ratio), words(`≥ ${PAGE_RATE_TARGET * 100}%`), met(ratio >= PAGE_RATE_TARGET)] },
+      { label: 'failed page requests', cells: [num(failures), words('0'), met(failures === 0)] },
+    ],
+  };
 }

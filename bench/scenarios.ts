@@ -9,7 +9,7 @@ import { BENCH_DATA, benchConversationId, benchMembers, HOT_CONVERSATION_ID } fr
 
 export const PAGE_SIZE = 50;
 /** How deep (c) and (d) read in the hot conversation: 400,000 below its newest message. */
-export const DEEP_SEQ = BENCH_DATA.hotMessages - 400_000;
+const DEEP_SEQ = BENCH_DATA.hotMessages - 400_000;
 
 const PAGE_SELECTION = `edges { cursor node { id seq createdAt sender { id }
     content { __typename ... on TextContent { text } ... on RevokedContent { revokedAt revokedBy { id } } } } }
@@ -19,11 +19,11 @@ export const PAGE_QUERY = `query Page($id: ID!, $before: String) {
   conversation(id: $id) { messages(last: ${PAGE_SIZE}, before: $before) { ${PAGE_SELECTION} } }
 }`;
 
-export const AROUND_QUERY = `query Around($id: ID!, $messageId: ID!) {
+const AROUND_QUERY = `query Around($id: ID!, $messageId: ID!) {
   conversation(id: $id) { messagesAround(messageId: $messageId, before: ${PAGE_SIZE / 2}, after: ${PAGE_SIZE / 2 - 1}) { ${PAGE_SELECTION} anchorFound } }
 }`;
 
-export const SEND_MUTATION = `mutation Send($conversationId: ID!, $clientMsgId: String!, $text: String!) {
+const SEND_MUTATION = `mutation Send($conversationId: ID!, $clientMsgId: String!, $text: String!) {
   sendMessage(input: { conversationId: $conversationId, clientMsgId: $clientMsgId, text: $text }) { deduplicated message { id seq createdAt } }
 }`;
 

@@ -6,7 +6,7 @@
  */
 
 /** Messages `from` to `to` (inclusive) of conversation `index`. */
-export interface SeedSlice {
+interface SeedSlice {
   index: number;
   from: number;
   to: number;
