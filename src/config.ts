@@ -139,7 +139,7 @@ export const SETTINGS = [
 ] as const satisfies readonly Setting[];
 
 /** The name of a setting in `SETTINGS`. */
-export type SettingName = (typeof SETTINGS)[number]['name'];
+type SettingName = (typeof SETTINGS)[number]['name'];
 
 type Env = Partial<Record<SettingName, string>>;
 

@@ -15,7 +15,7 @@ import { type ConversationPurge, purgeExpired } from './store/purge.ts';
  * milliseconds; larger batches purge faster but make concurrent page reads
  * wait longer for the CPU and the disk. See the purge row of `npm run bench`.
  */
-export const PURGE_BATCH_SIZE = 1000;
+const PURGE_BATCH_SIZE = 1000;
 /**
  * Rest after each batch, as a multiple of the time it took: at 4 the purge
  * works a fifth of the time. At full speed it deletes far more than it needs
@@ -23,7 +23,7 @@ export const PURGE_BATCH_SIZE = 1000;
  * concurrent page reads 30 to 40% of their rate; at 4 it deletes 25,000 to
  * 40,000 messages/s there and page reads keep their rate within the noise.
  */
-export const PURGE_REST_RATIO = 4;
+const PURGE_REST_RATIO = 4;
 
 /** What one pass did. */
 export interface PurgeSummary {

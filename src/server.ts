@@ -40,7 +40,7 @@ import type { Logger } from './log.ts';
 
 const typeDefs = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
 
-export const GRAPHQL_PATH = '/graphql';
+const GRAPHQL_PATH = '/graphql';
 const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ServerOptions {

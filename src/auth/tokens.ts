@@ -80,7 +80,7 @@ export function createTokenVerifier(
 }
 
 /** Whether the claims grant the `admin` role: `roles` containing "admin", or `role` equal to it. */
-export function hasAdminRole(payload: Record<string, unknown>): boolean {
+function hasAdminRole(payload: Record<string, unknown>): boolean {
   return (Array.isArray(payload.roles) && payload.roles.includes('admin')) || payload.role === 'admin';
 }
 

@@ -17,7 +17,7 @@ import type { ConversationRow, MessageRow } from '../store/rows.ts';
  * Resolvers read the row through `conversationRow`.
  */
 export type ConversationModel = ConversationRow | ConversationRef;
-export interface ConversationRef {
+interface ConversationRef {
   id: string;
   /** Membership not checked yet; every field that reads past `id` must check it. */
   unchecked: true;

@@ -59,7 +59,7 @@ const HEX_ID = /^(?:sha256:)?([0-9a-f]{64})$/;
  * document's exact text (`sha256:<hex>` or `<hex>`): a manifest made with
  * another hash would silently match nothing, so it is refused here.
  */
-export function readTrustedDocuments(path: string): { ok: true; documents: TrustedDocuments } | { ok: false; problem: string } {
+function readTrustedDocuments(path: string): { ok: true; documents: TrustedDocuments } | { ok: false; problem: string } {
   let manifest: unknown;
   try {
     manifest = JSON.parse(readFileSync(path, 'utf8'));

@@ -10,7 +10,7 @@
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
 
 /** Why a cursor was refused. */
-export type CursorProblem = 'malformed' | 'other-conversation';
+type CursorProblem = 'malformed' | 'other-conversation';
 
 type Decoded = { ok: true; seq: number } | { ok: false; problem: CursorProblem };
 

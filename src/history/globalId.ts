@@ -27,7 +27,7 @@ export function announcementGlobalId(id: number): string {
 }
 
 /** The announcement number behind an announcement id, or null if `id` is not one. */
-export function decodeAnnouncementId(id: string): number | null {
+function decodeAnnouncementId(id: string): number | null {
   const fields = decodeOpaque(ANNOUNCEMENT, 1, id);
   const number = fields === null ? null : parseSeq(fields[0]!);
   return number === null || number < 1 ? null : number;

@@ -14,7 +14,7 @@ import { boundedLabels } from './boundedLabels.ts';
 import { joinClusterMetrics } from './clusterScrape.ts';
 
 /** Distinct operation names kept as labels; the rest count as `other`. */
-export const MAX_OPERATION_LABELS = 200;
+const MAX_OPERATION_LABELS = 200;
 /** Distinct error codes kept as labels (the server's own are about 20). */
 const MAX_CODE_LABELS = 50;
 

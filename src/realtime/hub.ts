@@ -17,7 +17,7 @@ import type { Logger } from '../log.ts';
 import { EVENTS_CHANNEL, type Notice, parseNotice, pingPayload } from '../store/notify.ts';
 
 /** Receives the notices of one conversation. */
-export type NoticeListener = (notice: Notice) => void;
+type NoticeListener = (notice: Notice) => void;
 
 /** The process's fan-out of notices. */
 export interface EventHub {

@@ -49,15 +49,15 @@ import type { SubscriptionContext } from '../graphql/liveEvents.ts';
 import type { SocketLimit } from './socketLimit.ts';
 
 /** graphql-ws's code for "not authenticated"; its clients give up instead of retrying. */
-export const CLOSE_UNAUTHORIZED = 4401;
+const CLOSE_UNAUTHORIZED = 4401;
 /** Too many sockets or connection attempts for this user; like HTTP 429. */
-export const CLOSE_TOO_MANY = 4429;
+const CLOSE_TOO_MANY = 4429;
 /** Service Restart: events may have been missed; graphql-ws clients reconnect. */
-export const CLOSE_RESYNC = 1012;
+const CLOSE_RESYNC = 1012;
 /** Try Again Later: this connection fell too far behind; graphql-ws clients reconnect. */
-export const CLOSE_BEHIND = 1013;
+const CLOSE_BEHIND = 1013;
 /** Open subscriptions one socket may hold. */
-export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
+const MAX_SUBSCRIPTIONS_PER_SOCKET = 100;
 /** How long a shutdown waits for clients to answer the close before dropping them. */
 const CLOSE_WAIT_MS = 1000;
 /** The longest delay `setTimeout` takes. */

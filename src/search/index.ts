@@ -5,7 +5,7 @@
 import type { SearchBackend } from './backend.ts';
 import { postgresSearch } from './postgresSearch.ts';
 
-export type { SearchBackend, SearchHit, SearchOutcome, SearchRequest } from './backend.ts';
+export type { SearchBackend,    } from './backend.ts';
 
 /** The backend every search goes through. */
 export const searchBackend: SearchBackend = postgresSearch;

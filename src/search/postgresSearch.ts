@@ -201,7 +201,7 @@ export const postgresSearch: SearchBackend = {
 };
 
 /** The search order: creation time, then conversation id, then seq, all descending. */
-export function newestFirst(a: SearchPosition, b: SearchPosition): number {
+function newestFirst(a: SearchPosition, b: SearchPosition): number {
   if (a.createdMicros !== b.createdMicros) return b.createdMicros - a.createdMicros;
   if (a.convId !== b.convId) return a.convId < b.convId ? 1 : -1;
   return b.seq - a.seq;

@@ -42,7 +42,7 @@ const countBacklog = statement<Record<never, never>>(
 const countBodies = statement<Record<never, never>>(() => sql`select count(*)::int8 as n from ${messageBodies}`);
 
 /** Rows whose vector is missing: the index's backlog, 0 when search sees every body. */
-export async function searchBacklog(db: SqlRunner): Promise<number> {
+async function searchBacklog(db: SqlRunner): Promise<number> {
   const [row] = await db.rows<{ n: number }>(countBacklog({}));
   return row!.n;
 }

@@ -32,10 +32,10 @@ import { type Slots, statement } from './statement.ts';
 import type { Notice } from './notify.ts';
 
 /** One subscriber's view of one notice: `NotFound` when they are no longer a member of the conversation. */
-export type EventView = MemberView | NotFound;
+type EventView = MemberView | NotFound;
 
 /** What a member sees of one notice. */
-export interface MemberView {
+interface MemberView {
   kind: 'member';
   /** `sent`, `revoked`: the message as they see it; null when they cannot see it (or the notice names none). */
   message: MessageRow | null;
@@ -95,7 +95,7 @@ const viewsOfMessage = eventViewStatement((v) => ({
 }));
 
 /** For each of `userIds`, in order: membership of `convId`, and message `seq` (if any) as they see it. */
-export async function findEventViews(
+async function findEventViews(
   db: SqlRunner,
   retention: RetentionClock,
   convId: string,

@@ -30,7 +30,7 @@ import {
 import { type Slots, statement } from './statement.ts';
 
 /** One conversation of an inbox page and its place in the inbox. */
-export interface InboxEntry {
+interface InboxEntry {
   conversation: ConversationRow;
   position: InboxPosition;
 }

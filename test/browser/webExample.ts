@@ -10,7 +10,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const WEB = join(ROOT, 'examples/web');
+const WEB = join(ROOT, 'examples/web');
 export const DIST = join(WEB, 'dist');
 /** The trusted-documents manifest the build writes (GraphQL Code Generator's client preset, `persistedDocuments`). */
 export const MANIFEST = join(WEB, 'src/gql/persisted-documents.json');

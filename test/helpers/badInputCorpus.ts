@@ -81,7 +81,7 @@ export const CATEGORIES = [
   'invalid JWTs',
   'oversized bodies',
 ] as const;
-export type Category = (typeof CATEGORIES)[number];
+type Category = (typeof CATEGORIES)[number];
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };

@@ -25,7 +25,7 @@ export function postgresOnly(backend: Backend): typeof it {
 }
 
 /** The URL of a database named `name` on the DATABASE_URL server. */
-export function databaseUrl(name: string): string {
+function databaseUrl(name: string): string {
   const url = new URL(process.env.DATABASE_URL!);
   url.pathname = `/${name}`;
   return url.toString();

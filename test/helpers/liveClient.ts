@@ -8,7 +8,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 
 /** How a subscription ended. */
-export type Ending = { kind: 'complete' } | { kind: 'closed'; code: number; reason: string } | { kind: 'errors'; errors: { extensions?: Record<string, unknown> }[] };
+type Ending = { kind: 'complete' } | { kind: 'closed'; code: number; reason: string } | { kind: 'errors'; errors: { extensions?: Record<string, unknown> }[] };
 
 export interface LiveSubscription<Data = any> {
   /** The next result the server sent, in order; fails after `ms`. */

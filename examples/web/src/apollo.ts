@@ -21,7 +21,7 @@ for (const text of Object.values(manifest as Record<string, string>)) {
 }
 
 /** The manifest text of `document`'s operation; an operation missing from it is a build bug. */
-export function printTrusted(document: DocumentNode): string {
+function printTrusted(document: DocumentNode): string {
   const name = getOperationAST(document)?.name?.value;
   const text = name === undefined ? undefined : trustedText.get(name);
   if (text === undefined) throw new Error(`Operation ${name ?? '(anonymous)'} is not in the trusted documents manifest; run npm run codegen.`);

@@ -1,7 +1,8 @@
 /** Every operation the page sends. Codegen turns these into typed documents and the trusted-documents manifest. */
 import { graphql } from './gql';
 
-export const MessageFields = graphql(`
+// Fragments are spread by name in the operations below; codegen reads these calls, nothing else needs the values.
+const MessageFields = graphql(`
   fragment MessageFields on Message {
     id
     seq
@@ -15,7 +16,7 @@ export const MessageFields = graphql(`
   }
 `);
 
-export const PageInfoFields = graphql(`
+const PageInfoFields = graphql(`
   fragment PageInfoFields on PageInfo { hasPreviousPage hasNextPage startCursor endCursor }
 `);
 

@@ -7,7 +7,7 @@ export type Route =
   | { kind: 'message'; conversationId: string; messageId: string }
   | { kind: 'search'; query: string };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (parts[0] === 'c' && parts[1]) {
     if (parts[2] === 'm' && parts[3]) return { kind: 'message', conversationId: parts[1], messageId: parts[3] };

@@ -19,9 +19,9 @@ import { type OperationAnalysis, analyseOperation } from './analyseOperation.ts'
 import type { RateLimiter } from './rateLimiter.ts';
 
 /** How the operation arrived: GET may only query, WebSocket may only subscribe. */
-export type Transport = 'http-get' | 'http-post' | 'websocket';
+type Transport = 'http-get' | 'http-post' | 'websocket';
 
-export interface GateRequest {
+interface GateRequest {
   document: DocumentNode;
   operationName: unknown;
   variables: unknown;
@@ -29,7 +29,7 @@ export interface GateRequest {
   transport: Transport;
 }
 
-export type GateDecision = { ok: true; analysis: OperationAnalysis } | { ok: false; error: GraphQLError };
+type GateDecision = { ok: true; analysis: OperationAnalysis } | { ok: false; error: GraphQLError };
 
 export interface OperationGate {
   check(request: GateRequest): Promise<GateDecision>;

@@ -13,7 +13,7 @@ import type { RateLimit, RateLimitSettings } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { rateLimits } from '../../db/schema.ts';
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
+type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
 /** Takes `points` from `userId`'s budget for `action` (a mutation's field name, `subscribe` or `connect`). */
 export interface RateLimiter {

@@ -8,12 +8,12 @@ import { badUserInput } from '../errors.ts';
 import type { KeysetEdge, KeysetPage, PageInfoModel } from '../models.ts';
 
 /** The edges of a keyset page, in page order. */
-export function keysetEdges<Row>(page: KeysetPage<Row>): KeysetEdge<Row>[] {
+function keysetEdges<Row>(page: KeysetPage<Row>): KeysetEdge<Row>[] {
   return page.rows.map((row) => ({ row, cursor: page.cursorOf(row) }));
 }
 
 /** The page info of a keyset page: cursors of its first and last rows. */
-export function keysetPageInfo<Row>(page: KeysetPage<Row>): PageInfoModel {
+function keysetPageInfo<Row>(page: KeysetPage<Row>): PageInfoModel {
   const first = page.rows[0];
   const last = page.rows.at(-1);
   return {
