@@ -185,8 +185,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
   };
 }
 
-/** How a URL names the host the server listens on: localhost for every interface, brackets around IPv6. */
+/** How a URL names the host the server listens on: localhost for every interface and for IPv4 loopback (as the README says), brackets around IPv6. */
 function urlHost(host: string | null): string {
-  if (host === null || host === '0.0.0.0' || host === '::') return 'localhost';
+  if (host === null || host === '0.0.0.0' || host === '::' || host === '127.0.0.1') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
 }
