@@ -9,6 +9,7 @@
 import type { SqlRunner } from '../db/runner.ts';
 import type { SearchPosition } from '../history/searchCursor.ts';
 import type { SearchQuery } from '../history/searchText.ts';
+import type { NotFound } from '../store/outcome.ts';
 import type { MessageRow } from '../store/rows.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
 
@@ -36,7 +37,7 @@ export interface SearchHit {
 export type SearchOutcome =
   | { kind: 'hits'; hits: SearchHit[]; hasNextPage: boolean }
   /** Narrowed to a conversation the viewer is not a member of (or that does not exist). */
-  | { kind: 'not-member' };
+  | NotFound;
 
 /** Finds messages by their words. */
 export interface SearchBackend {

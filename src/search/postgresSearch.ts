@@ -41,6 +41,7 @@ import { QUERY_KEY_MARK, SEARCH_KEY_BYTES } from '../history/searchText.ts';
 import { type MessageRow, messageRowOf } from '../store/rows.ts';
 import { messageColumns, type RetentionValues, retentionValues, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
 import { type Slots, statement } from '../store/statement.ts';
+import { NOT_FOUND } from '../store/outcome.ts';
 import type { SearchBackend, SearchOutcome, SearchRequest } from './backend.ts';
 
 type HitRow = MessageRow & { text: string; created_micros: number };
@@ -187,7 +188,7 @@ export const postgresSearch: SearchBackend = {
         afterSeq: after?.seq ?? 0,
       }),
     );
-    if (request.convId !== null && rows[0]?.is_member !== true) return { kind: 'not-member' };
+    if (request.convId !== null && rows[0]?.is_member !== true) return NOT_FOUND;
     const hits = rows
       .filter((r) => r.seq != null)
       .map((r) => {

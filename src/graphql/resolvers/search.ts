@@ -36,7 +36,7 @@ export const searchQuery: Pick<QueryResolvers, 'search'> = {
       );
     }
     const outcome = await searchBackend.search(context.db, { viewerId, query, convId, after, size: first, retention: context.retention });
-    if (outcome.kind === 'not-member') throw conversationNotFound(args.conversationId!);
+    if (outcome.kind === 'not-found') throw conversationNotFound(args.conversationId!);
     for (const { message, text } of outcome.hits) {
       // Read in the search's snapshot with the index row: `content` needs no statement of its own.
       loaders.message.prime(message, message);
