@@ -6,7 +6,7 @@
  * (Citus) without changing a query. Message index rows and bodies live apart:
  * page scans touch only the small fixed-width index rows.
  */
-import { sql } from 'drizzle-orm';
+import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
@@ -50,6 +50,17 @@ export const conversations = pgTable(
   ],
 );
 
+/**
+ * A member's place in join order, before `user_id`: the join time to the
+ * millisecond (what a members cursor carries, so the row a cursor came from
+ * compares equal, never after itself), as a UTC timestamp because
+ * `date_trunc` of a timestamptz depends on the session's time zone and
+ * cannot be indexed; ties within a millisecond go by user id.
+ */
+export function memberJoinOrder(joinedAt: AnyColumn): SQL {
+  return sql`date_trunc('milliseconds', ${joinedAt} at time zone 'UTC')`;
+}
+
 export const members = pgTable(
   'members',
   {
@@ -70,6 +81,13 @@ export const members = pgTable(
     check('members_role_check', sql`${t.role} in ('owner', 'member')`),
     // "Which conversations is this user in" (the inbox) is the one lookup by user.
     index('members_user_idx').on(t.userId),
+    // Read receipts: the read positions at or above a page's lowest seq,
+    // one index-only range per conversation (see countReaders). It costs
+    // mark-read its HOT updates: read_seq is now an indexed column.
+    index('members_read_seq_idx').on(t.convId, t.readSeq),
+    // The member list in join order: a page of 100 reads 100 entries,
+    // whatever the size of the group (see listMembers).
+    index('members_join_order_idx').on(t.convId, memberJoinOrder(t.joinedAt), t.userId),
   ],
 );
 

@@ -1,0 +1,2 @@
+CREATE INDEX "members_read_seq_idx" ON "members" USING btree ("conv_id","read_seq");--> statement-breakpoint
+CREATE INDEX "members_join_order_idx" ON "members" USING btree ("conv_id",date_trunc('milliseconds', "joined_at" at time zone 'UTC'),"user_id");
