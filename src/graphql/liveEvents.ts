@@ -166,7 +166,7 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
       const stats: RequestStats = { statements: 0, texts: [], batches: [] };
       const db = withTimeBudget(createRunner(this.client, stats), this.context.config.requestDatabaseTimeMs);
       const { retention, body } = entry.batch;
-      const loaders = { ...createLoaders(db, this.viewerId, retention, stats.batches), body };
+      const loaders = createLoaders(db, this.viewerId, retention, stats.batches, { body });
       Object.assign(this.context, { db, stats, retention, loaders });
     }
     return { value: entry.item, done: false };

@@ -36,8 +36,13 @@ export interface Loaders {
   readCount: DataLoader<MessageKey, number, string>;
 }
 
-/** Makes the loaders for one request by `viewerId`; `batches` records each batch. */
-export function createLoaders(db: SqlRunner, viewerId: string, retention: RetentionClock, batches: LoaderBatch[]): Loaders {
+/**
+ * Makes the loaders for one request by `viewerId`; `batches` records each
+ * batch. Each loader is made when first used: a page uses two of the six,
+ * and a live event (one set per subscriber per event) often none but the
+ * shared `body` it passes in `given`.
+ */
+export function createLoaders(db: SqlRunner, viewerId: string, retention: RetentionClock, batches: LoaderBatch[], given: Partial<Loaders> = {}): Loaders {
   /** `find`, recording each batch it runs as `loader`'s. */
   const recorded =
     <Key, Value>(loader: LoaderBatch['loader'], find: (keys: readonly Key[]) => Promise<Value[]>) =>
@@ -46,12 +51,18 @@ export function createLoaders(db: SqlRunner, viewerId: string, retention: Retent
       return find(keys);
     };
   const byMessageKey = { cacheKeyFn: messageKeyString };
-  return {
-    conversation: new DataLoader(recorded('conversation', (ids: readonly string[]) => findMemberConversations(db, viewerId, retention, ids))),
-    message: new DataLoader(recorded('message', (keys: readonly MessageKey[]) => findVisibleMessages(db, viewerId, retention, keys)), byMessageKey),
-    body: new DataLoader(recorded('body', (keys: readonly MessageKey[]) => findMessageBodies(db, keys)), byMessageKey),
-    lastMessage: new DataLoader(recorded('lastMessage', (ids: readonly string[]) => findLastMessages(db, viewerId, retention, ids))),
-    unread: new DataLoader(recorded('unread', (ids: readonly string[]) => countUnread(db, viewerId, retention, ids))),
-    readCount: new DataLoader(recorded('readCount', (keys: readonly MessageKey[]) => countReaders(db, keys)), byMessageKey),
+  const makers: { [Name in keyof Loaders]: () => Loaders[Name] } = {
+    conversation: () => new DataLoader(recorded('conversation', (ids: readonly string[]) => findMemberConversations(db, viewerId, retention, ids))),
+    message: () => new DataLoader(recorded('message', (keys: readonly MessageKey[]) => findVisibleMessages(db, viewerId, retention, keys)), byMessageKey),
+    body: () => new DataLoader(recorded('body', (keys: readonly MessageKey[]) => findMessageBodies(db, keys)), byMessageKey),
+    lastMessage: () => new DataLoader(recorded('lastMessage', (ids: readonly string[]) => findLastMessages(db, viewerId, retention, ids))),
+    unread: () => new DataLoader(recorded('unread', (ids: readonly string[]) => countUnread(db, viewerId, retention, ids))),
+    readCount: () => new DataLoader(recorded('readCount', (keys: readonly MessageKey[]) => countReaders(db, keys)), byMessageKey),
   };
+  const made: Partial<Record<keyof Loaders, unknown>> = { ...given };
+  const loaders = {} as Loaders;
+  for (const name of Object.keys(makers) as (keyof Loaders)[]) {
+    Object.defineProperty(loaders, name, { enumerable: true, get: () => (made[name] ??= makers[name]()) });
+  }
+  return loaders;
 }
