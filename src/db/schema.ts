@@ -144,7 +144,12 @@ export const messageBodies = pgTable(
   ],
 );
 
-/** "Deleted for me": one row per (member, message), never an array on the message. */
+/**
+ * The old "deleted for me" table, a row per (member, message): emptied into
+ * `message_hide_ranges` by migration 0009 and written by nothing. Only
+ * `purgeMessages` (src/store/lifecycle.ts) still deletes from it; drop it
+ * once that no longer does.
+ */
 export const messageHides = pgTable(
   'message_hides',
   {
@@ -154,6 +159,31 @@ export const messageHides = pgTable(
     hiddenAt: timestamp('hidden_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.convId, t.userId, t.seq] })],
+);
+
+/**
+ * "Deleted for me" as ranges: member `user_id` has hidden every message of
+ * `conv_id` from `from_seq` to `to_seq`, both included, never an array on
+ * the message nor a row per message. A member's ranges never overlap, and
+ * hides merge into their neighbours (src/store/hides.ts), so a page skips
+ * whatever a member hid in a few index seeks (see `visibleRun` in
+ * src/store/sqlFragments.ts). Seqs inside a range with no message (purged)
+ * are gaps either way, and no message is ever written into a range: new
+ * messages take seqs above `max_seq`.
+ */
+export const messageHideRanges = pgTable(
+  'message_hide_ranges',
+  {
+    convId: uuid('conv_id').notNull(),
+    userId: text('user_id').notNull(),
+    fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
+    toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    // "The range nearest below (or above) seq s" is one probe of this key.
+    primaryKey({ columns: [t.convId, t.userId, t.fromSeq] }),
+    check('message_hide_ranges_order_check', sql`${t.fromSeq} <= ${t.toSeq}`),
+  ],
 );
 
 /**
