@@ -187,6 +187,37 @@ export const messageHideRanges = pgTable(
 );
 
 /**
+ * The cold archive's segments (src/archive/): each holds the bodies of one
+ * conversation's seqs `from_seq` to `to_seq` (`count` of them: a seq whose
+ * body was already gone is not in it) in the object `key` of the segment
+ * store. A row exists only once its object was written and read back, and
+ * is inserted in the transaction that deletes those warm bodies. Segments
+ * of one conversation never overlap, so the one with the greatest
+ * `from_seq` at or below a seq is the only one that can hold it: one probe
+ * of the primary key.
+ */
+export const archiveSegments = pgTable(
+  'archive_segments',
+  {
+    convId: uuid('conv_id').notNull(),
+    fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
+    toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
+    /** The object's key in the segment store. */
+    key: text('key').notNull(),
+    /** The object's size. */
+    bytes: integer('bytes').notNull(),
+    /** sha256 (hex) of the segment's header fields and compressed content, as its header states it. */
+    checksum: text('checksum').notNull(),
+    count: integer('count').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.convId, t.fromSeq] }),
+    check('archive_segments_range_check', sql`${t.fromSeq} <= ${t.toSeq} and ${t.count} between 1 and ${t.toSeq} - ${t.fromSeq} + 1`),
+  ],
+);
+
+/**
  * The change feed (`Conversation.changes`): what happened to messages a
  * client may hold. `user_id` set: only that member sees the entry (hides,
  * clears). Entries are numbered per conversation by `conversations.change_seq`.
