@@ -2,7 +2,7 @@
  * The layers of src/, enforced: `npx depcruise src --validate` fails on an
  * import that points the wrong way, naming the rule it broke.
  *
- *   history (pure rules)  <  db  <  store, search  <  graphql  <  http, realtime, metrics  <  wiring
+ *   history (pure rules)  <  db  <  store, search, archive  <  graphql  <  http, realtime, metrics  <  wiring
  *
  * config.ts and log.ts are read by every layer and import only history.
  * auth/ (token verification) imports only history; graphql and the
@@ -47,9 +47,10 @@ module.exports = {
     {
       name: 'store-knows-sql-not-graphql',
       severity: 'error',
-      comment: 'src/store and src/search know SQL and src/history (through src/db): never GraphQL, auth, the transports or the wiring.',
-      from: { path: '^src/(store|search)/' },
-      to: { path: '^src/', pathNot: '^src/(store|search|db|history)/|^src/(config|log)\\.ts$' },
+      comment:
+        'src/store, src/search and src/archive (cold segments of bodies) know SQL and src/history (through src/db): never GraphQL, auth, the transports or the wiring.',
+      from: { path: '^src/(store|search|archive)/' },
+      to: { path: '^src/', pathNot: '^src/(store|search|archive|db|history)/|^src/(config|log)\\.ts$' },
     },
     {
       name: 'auth-stands-alone',
