@@ -183,18 +183,44 @@ export async function countUnread(
   return inKeyOrder(convIds, rows, (id) => id, (row) => row.conv_id).map((row) => unreadCountOf(row?.found ?? 0));
 }
 
+const sender = alias(members, 's');
+
+/**
+ * Each key's message (its sender; none when it is gone) beside a histogram
+ * of read positions, per conversation, at or above that conversation's
+ * lowest key: both go through one running sum from the highest position
+ * down, so a key's sum counts the members whose read_seq is at or past it
+ * (equal positions are peers of one window row). The histogram is one
+ * index-only range of `members_read_seq_idx`; the old join of every member
+ * to every key read members x messages rows (500,000 index entries for a
+ * page of 50 in a group of 10,000). The sender is then taken back out,
+ * when their own cursor reached the message, by a probe of their member row.
+ */
 const readerCounts = statement<KeyValues>(
-  (v) => sql`select k.conv_id, k.seq, count(${r.userId}) as readers
-      from ${keyArrays(v)} as k(conv_id, seq)
-      join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
-      left join ${members} ${r} on ${r.convId} = k.conv_id and ${r.userId} <> ${m.senderId} and ${r.readSeq} >= k.seq
-      group by k.conv_id, k.seq`,
+  (v) => sql`select t.conv_id, t.seq,
+        t.at_or_above - coalesce((select (${sender.readSeq} >= t.seq)::int from ${members} ${sender}
+          where ${sender.convId} = t.conv_id and ${sender.userId} = t.sender_id), 0) as readers
+      from (select u.conv_id, u.pos as seq, u.sender_id,
+          (sum(u.n) over (partition by u.conv_id order by u.pos desc))::int8 as at_or_above
+        from (
+          select k.conv_id, k.seq as pos, ${m.senderId} as sender_id, 0::int8 as n
+            from ${keyArrays(v)} as k(conv_id, seq)
+            join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
+          union all
+          select low.conv_id, h.read_seq, null, h.n
+            from (select k.conv_id, min(k.seq) as seq from ${keyArrays(v)} as k(conv_id, seq) group by k.conv_id) low
+            cross join lateral (select ${r.readSeq} as read_seq, count(*) as n from ${members} ${r}
+              where ${r.convId} = low.conv_id and ${r.readSeq} >= low.seq group by ${r.readSeq}) h
+        ) u) t
+      where t.sender_id is not null`,
 );
 
 /**
  * Read receipts: for each of `keys`, how many members other than its sender
  * have a read cursor at or past it, in the same order (0 for a message that
- * is gone). Callers pass keys the viewer may see.
+ * is gone). Callers pass keys the viewer may see. One statement whose cost
+ * grows with the keys and the members who have read at or past the lowest
+ * of them, not with their product.
  */
 export async function countReaders(db: SqlRunner, keys: readonly MessageKey[]): Promise<number[]> {
   if (keys.length === 0) return [];

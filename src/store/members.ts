@@ -6,7 +6,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members } from '../db/schema.ts';
+import { conversations, memberJoinOrder, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
 import { bare, bareList, isoTime, selectList } from './sqlFragments.ts';
@@ -195,21 +195,25 @@ function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) 
           readSeq: m.readSeq,
         })}
         from ${members} ${m} where ${m.convId} = ${viewer.convId} and ${start?.(v) ?? sql`true`}
-        order by date_trunc('milliseconds', ${m.joinedAt}), ${m.userId} limit ${v.limit}) p on true
+        order by ${memberJoinOrder(m.joinedAt)}, ${m.userId} limit ${v.limit}) p on true
       order by p."joinedAt", p."userId"`,
   );
 }
 
 const firstMembersPage = membersStatement(null);
-// Ordered by the join time as the cursor carries it (milliseconds), so
-// the row a cursor came from compares equal, never after itself.
+// The order and the range are `members_join_order_idx`'s, so a page reads
+// its own rows from the index (and the next one past them), whatever the
+// size of the group: a first page of 100 in a group of 10,000 read and
+// sorted all 10,000 rows.
 const laterMembersPage = membersStatement(
-  (v) => sql`(date_trunc('milliseconds', ${m.joinedAt}), ${m.userId}) > (${v.afterJoinedAt}::timestamptz, ${v.afterUserId})`,
+  (v) => sql`(${memberJoinOrder(m.joinedAt)}, ${m.userId}) > (${v.afterJoinedAt}::timestamptz at time zone 'UTC', ${v.afterUserId})`,
 );
 
 /**
  * Up to `limit + 1` members of `convId` in join order after `after`, if
  * `viewerId` is a member (checked in the same statement); `NotFound` otherwise.
+ * One range of `members_join_order_idx`: about `limit` rows read, however
+ * large the group.
  */
 export async function listMembers(
   db: SqlRunner,

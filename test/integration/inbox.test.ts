@@ -390,6 +390,29 @@ describe.each(backends)('The inbox (%s)', (backend) => {
       await bob.gql(MARK_READ, { conversationId: id, seq: 1 });
       expect((await nodeOf(alice, id)).lastMessage.readCount).toBe(1);
     });
+
+    it('counts each conversation of an inbox page by its own members, in one batch, whoever sent each last message', async () => {
+      const alice = await freshUser('alice');
+      const bob = await freshUser('bob');
+      const carol = await freshUser('carol');
+      const pair = await createGroup(alice, [bob.userId], 'pair');
+      const trio = await createGroup(alice, [bob.userId, carol.userId], 'trio');
+      await send(alice, pair.id, 'one');
+      await send(alice, trio.id, 'one');
+      await send(bob, trio.id, 'two');
+      // Bob's cursor in the pair reaches its message; in the trio, his own message's receipts are the others'.
+      await bob.gql(MARK_READ, { conversationId: pair.id, seq: 1 });
+      await bob.gql(MARK_READ, { conversationId: trio.id, seq: 2 });
+      await carol.gql(MARK_READ, { conversationId: trio.id, seq: 2 });
+      const response = await alice.gql(INBOX, { first: 10 });
+      expect(response.stats.batches).toContainEqual({ loader: 'readCount', size: 2 });
+      const receipts = Object.fromEntries(
+        (response.data.viewer.conversations.edges as { node: InboxNode }[]).map((e) => [e.node.title, e.node.lastMessage?.readCount]),
+      );
+      expect(receipts).toEqual({ pair: 1, trio: 1 });
+      await alice.gql(MARK_READ, { conversationId: trio.id, seq: 2 });
+      expect((await nodeOf(carol, trio.id)).lastMessage.readCount).toBe(2);
+    });
   });
 
   describe('Cost', () => {

@@ -6,9 +6,12 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
 import { decodeConversationId } from '../../src/history/globalId.ts';
+import { listMembers } from '../../src/store/members.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type GraphQLResponse, type Harness, startHarness } from '../helpers/harness.ts';
+import { type LargeGroup, seedLargeGroup } from '../helpers/largeGroup.ts';
 import { SEND, send } from '../helpers/operations.ts';
+import { recordingRunner, statementCost } from '../helpers/statementCost.ts';
 
 const CREATE = `mutation ($members: [ID!]!, $visibility: HistoryVisibility) {
   createConversation(input: { memberIds: $members, historyVisibility: $visibility }) { conversation { id historyVisibility myRole } }
@@ -20,6 +23,9 @@ const VISIBILITY = `mutation ($id: ID!, $v: HistoryVisibility!) { setHistoryVisi
 const PAGE = `query ($id: ID!) { conversation(id: $id) { messages(last: 50) { edges { node { seq } } startSeq endSeq gaps { from to } pageInfo { hasPreviousPage } } } }`;
 const MEMBERS = `query ($id: ID!, $first: Int, $after: String) {
   conversation(id: $id) { myRole members(first: $first, after: $after) { edges { cursor node { user { id } role readSeq joinedAt } } pageInfo { hasNextPage endCursor } } }
+}`;
+const MEMBER_IDS = `query ($id: ID!, $first: Int, $after: String) {
+  conversation(id: $id) { members(first: $first, after: $after) { edges { node { user { id } } } pageInfo { hasNextPage endCursor } } }
 }`;
 const MESSAGE = `query ($id: ID!) { message(id: $id) { seq } }`;
 const DIRECT = `mutation ($user: ID!) { openDirectConversation(userId: $user) { conversation { id } } }`;
@@ -149,5 +155,48 @@ describe.each(backends)('Group membership (%s)', (backend) => {
       await harness.database.db.execute(sql`select count(*)::int as n from members where conv_id = ${decodeConversationId(group.id)}`),
     );
     expect(row!.n).toBe(4);
+  });
+
+  describe('in a group of 10,000', () => {
+    const SIZE = 10_000;
+    let group: LargeGroup;
+    beforeAll(async () => {
+      group = await seedLargeGroup(harness.database, SIZE, 10);
+    });
+
+    it('pages through every member in join order, ties within a millisecond by user id, one statement a page', async () => {
+      const owner = await harness.client(group.userId(0));
+      const seen: string[] = [];
+      const statements = new Set<number>();
+      let after: string | null = null;
+      for (;;) {
+        const response: GraphQLResponse = await owner.gql(MEMBER_IDS, { id: group.id, first: 100, after });
+        expect(response.errors).toBeUndefined();
+        statements.add(response.stats.statements);
+        const connection = response.data.conversation.members;
+        seen.push(...connection.edges.map((e: { node: { user: { id: string } } }) => e.node.user.id));
+        if (!connection.pageInfo.hasNextPage) break;
+        after = connection.pageInfo.endCursor;
+      }
+      expect(seen).toEqual(Array.from({ length: SIZE }, (_, k) => group.userId(k)));
+      expect([...statements]).toEqual([1]);
+    });
+
+    it('reads the page and the row past it, not the group, for the first page of 100 and for a later one', async () => {
+      const viewer = group.userId(7);
+      const first = await listMembers(recordingRunner(harness.database).runner, viewer, group.uuid, null, 100);
+      if (first.kind !== 'members') throw new Error(`expected members, got ${first.kind}`);
+      const middle = first.rows[99]!;
+      for (const after of [null, { joinedAt: middle.joinedAt, userId: middle.userId }]) {
+        const { runner, sent } = recordingRunner(harness.database);
+        const page = await listMembers(runner, viewer, group.uuid, after, 100);
+        expect(page.kind === 'members' && page.rows.length).toBe(101);
+        const cost = await statementCost(harness.database, sent[0]!);
+        // The viewer's own row, the page's 100 and the one that says another page follows.
+        expect(cost.rowsVisited, JSON.stringify(cost.plan)).toEqual({ members: 1 + 101 });
+        // Index pages, and a heap page per row at the most.
+        expect(cost.buffers, JSON.stringify(cost.plan)).toBeLessThanOrEqual(101 + 10);
+      }
+    });
   });
 });

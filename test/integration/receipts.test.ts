@@ -1,0 +1,133 @@
+/**
+ * Read receipts (`Message.readCount`): exact counts, as the definition says
+ * (members other than the sender whose read cursor is at or past the
+ * message), and a cost that does not grow with members x messages.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/rows.ts';
+import { countReaders } from '../../src/store/inbox.ts';
+import { type MessageKey, messageKeyString } from '../../src/store/messages.ts';
+import { backends } from '../helpers/database.ts';
+import { type Harness, startHarness } from '../helpers/harness.ts';
+import { type LargeGroup, seedLargeGroup } from '../helpers/largeGroup.ts';
+import { recordingRunner, statementCost } from '../helpers/statementCost.ts';
+
+const PAGE_WITH_RECEIPTS = `query ($id: ID!, $last: Int) { conversation(id: $id) { messages(last: $last) { edges { node { seq readCount } } } } }`;
+
+const MEMBERS = 10_000;
+const MESSAGES = 200;
+
+/** Keys `from`..`to` of conversation `convId`. */
+const keysOf = (convId: string, from: number, to: number): MessageKey[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => ({ convId, seq: from + i }));
+
+/** One made-up group: each member's read position, and each message's sender (an index past the members: someone who left). */
+interface MadeUpGroup {
+  readSeqs: number[];
+  senders: number[];
+}
+
+const madeUpGroup: fc.Arbitrary<MadeUpGroup> = fc
+  .record({
+    readSeqs: fc.array(fc.nat({ max: 40 }), { minLength: 1, maxLength: 25 }),
+    senders: fc.array(fc.nat({ max: 30 }), { minLength: 0, maxLength: 40 }),
+  })
+  // A read cursor never passes the newest message; most senders are members, a few have left.
+  .map(({ readSeqs, senders }) => ({
+    readSeqs: readSeqs.map((seq) => seq % (senders.length + 1)),
+    senders: senders.map((k) => k % (readSeqs.length + 2)),
+  }));
+
+describe.each(backends)('Read receipts (%s)', (backend) => {
+  let harness: Harness;
+  let group: LargeGroup;
+
+  beforeAll(async () => {
+    harness = await startHarness(backend);
+    group = await seedLargeGroup(harness.database, MEMBERS, MESSAGES);
+  });
+  afterAll(() => harness.close());
+
+  /** The receipts of `keys` by the definition, written as the plain join it is (the statement before the histogram). */
+  const byDefinition = async (keys: MessageKey[]): Promise<number[]> => {
+    const rows = rowsOf<{ conv_id: string; seq: number; readers: number }>(
+      await harness.database.db.execute(sql`select k.conv_id, k.seq, count(r.user_id)::int8 as readers
+        from (select distinct * from unnest(${sql.param(keys.map((k) => k.convId))}::uuid[], ${sql.param(keys.map((k) => k.seq))}::int8[])) as k(conv_id, seq)
+        join messages m on m.conv_id = k.conv_id and m.seq = k.seq
+        left join members r on r.conv_id = k.conv_id and r.user_id <> m.sender_id and r.read_seq >= k.seq
+        group by k.conv_id, k.seq`),
+    );
+    const readers = new Map(rows.map((row) => [messageKeyString({ convId: row.conv_id, seq: row.seq }), row.readers]));
+    return keys.map((key) => readers.get(messageKeyString(key)) ?? 0);
+  };
+
+  /** How many members of the large group have read at or past `seq`. */
+  const readersAtOrPast = async (seq: number): Promise<number> => {
+    const [row] = rowsOf<{ n: number }>(
+      await harness.database.db.execute(sql`select count(*)::int8 as n from members where conv_id = ${group.uuid} and read_seq >= ${seq}`),
+    );
+    return row!.n;
+  };
+
+  /** Inserts `made`'s group, set-based; answers its uuid. */
+  const insertGroup = async (made: MadeUpGroup): Promise<string> => {
+    const uuid = randomUUID();
+    const user = (k: number) => `${uuid.slice(0, 8)}-${k}`;
+    await harness.database.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into conversations (id, kind, max_seq) values (${uuid}, 'group', ${made.senders.length})`);
+      await tx.execute(sql`insert into members (conv_id, user_id, read_seq)
+        select ${uuid}::uuid, u.user_id, u.read_seq
+        from unnest(${sql.param(made.readSeqs.map((_, k) => user(k)))}::text[], ${sql.param(made.readSeqs)}::int8[]) as u(user_id, read_seq)`);
+      await tx.execute(sql`insert into messages (conv_id, seq, sender_id, client_msg_id)
+        select ${uuid}::uuid, s.seq, s.sender_id, 'made-' || s.seq
+        from unnest(${sql.param(made.senders.map((k) => user(k)))}::text[]) with ordinality as s(sender_id, seq)`);
+    });
+    return uuid;
+  };
+
+  it('counts exactly what the definition counts, for made-up groups and batches across them', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(madeUpGroup, { minLength: 1, maxLength: 3 }),
+        // Each key: a group (modulo how many there are) and a seq, some past the newest (no message: 0).
+        fc.array(fc.tuple(fc.nat(), fc.nat({ max: 45 })), { minLength: 1, maxLength: 60 }),
+        async (groups, picks) => {
+          const uuids: string[] = [];
+          for (const made of groups) uuids.push(await insertGroup(made));
+          const keys = picks.map(([g, seq]) => ({ convId: uuids[g % uuids.length]!, seq }));
+          expect(await countReaders(recordingRunner(harness.database).runner, keys)).toEqual(await byDefinition(keys));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('answers a page of 50 with readCount in a group of 10,000 with one statement more than the page, its counts exact', async () => {
+    const viewer = await harness.client(group.userId(3));
+    const response = await viewer.gql(PAGE_WITH_RECEIPTS, { id: group.id, last: 50 });
+    expect(response.errors).toBeUndefined();
+    const counts = response.data.conversation.messages.edges.map((e: { node: { readCount: number } }) => e.node.readCount);
+    expect(counts).toEqual(await byDefinition(keysOf(group.uuid, MESSAGES - 49, MESSAGES)));
+    expect(response.stats.statements).toBe(2);
+    expect(response.stats.batches).toEqual([{ loader: 'readCount', size: 50 }]);
+  });
+
+  it.each([
+    ['the newest page', MESSAGES - 49, MESSAGES],
+    ['a page deep in the history', 51, 100],
+  ])('reads the members who have read at or past %s once, not once per message', async (_label, from, to) => {
+    const keys = keysOf(group.uuid, from, to);
+    const { runner, sent } = recordingRunner(harness.database);
+    expect(await countReaders(runner, keys)).toEqual(await byDefinition(keys));
+    expect(sent).toHaveLength(1);
+    const cost = await statementCost(harness.database, sent[0]!);
+    // The histogram's range, then one probe per key for its sender (the old join read 10,000 rows per key).
+    const histogram = await readersAtOrPast(from);
+    expect(cost.rowsVisited.members, JSON.stringify(cost.plan)).toBeLessThanOrEqual(histogram + keys.length);
+    // Index pages for the range (about 400 entries each), and at most a few buffers per probe.
+    expect(cost.buffers, JSON.stringify(cost.plan)).toBeLessThanOrEqual(Math.ceil(histogram / 400) + 8 * keys.length + 20);
+  });
+});
