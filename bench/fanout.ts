@@ -59,7 +59,7 @@ async function removeGroup(databaseUrl: string): Promise<void> {
   const db = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 1 });
   try {
     await db.db.transaction(async (tx) => {
-      for (const table of ['message_hides', 'message_bodies', 'messages', 'conversation_changes', 'members']) {
+      for (const table of ['message_hide_ranges', 'message_bodies', 'messages', 'conversation_changes', 'members']) {
         await tx.execute(sql`delete from ${sql.identifier(table)} where conv_id = ${CONVERSATION_ID}`);
       }
       await tx.execute(sql`delete from conversations where id = ${CONVERSATION_ID}`);

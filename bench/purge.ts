@@ -41,7 +41,7 @@ export interface PurgeMeasurement {
 async function removeConversations(db: DatabaseHandle): Promise<void> {
   const ids = sql.param(IDS);
   await db.db.transaction(async (tx) => {
-    for (const table of ['message_hides', 'message_bodies', 'messages', 'conversation_changes', 'members']) {
+    for (const table of ['message_hide_ranges', 'message_bodies', 'messages', 'conversation_changes', 'members']) {
       await tx.execute(sql`delete from ${sql.identifier(table)} where conv_id = any(${ids}::uuid[])`);
     }
     await tx.execute(sql`delete from conversations where id = any(${ids}::uuid[])`);
@@ -70,8 +70,8 @@ async function insertExpired(db: DatabaseHandle, log: (line: string) => void): P
         from unnest(${ids}::uuid[]) id, generate_series(1, ${MESSAGES_PER_CONVERSATION}) g,
           lateral (select 'expired message ' || g || ' 这条消息已经过期了 the retention purge removes it' as text) t`);
       // As in the seeded data: one member has deleted every 29th message for themselves.
-      await tx.execute(sql`insert into message_hides (conv_id, user_id, seq)
-        select id, 'user-1', g from unnest(${ids}::uuid[]) id, generate_series(29, ${MESSAGES_PER_CONVERSATION}, 29) g`);
+      await tx.execute(sql`insert into message_hide_ranges (conv_id, user_id, from_seq, to_seq)
+        select id, 'user-1', g, g from unnest(${ids}::uuid[]) id, generate_series(29, ${MESSAGES_PER_CONVERSATION}, 29) g`);
     });
     const done = (from + INSERT_CHUNK) * MESSAGES_PER_CONVERSATION;
     log(`purge: inserted ${done.toLocaleString('en')} expired messages (${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -124,7 +124,7 @@ export async function measurePurge(
     // As after the seed: fresh statistics and visibility maps, and no autovacuum of the new rows during the runs;
     // then a checkpoint, so writing out the inserts does not land in the first page run.
     log('purge: vacuuming, analyzing and checkpointing');
-    await db.db.execute(sql`vacuum analyze conversations, members, messages, message_bodies, message_hides`);
+    await db.db.execute(sql`vacuum analyze conversations, members, messages, message_bodies, message_hide_ranges`);
     await db.db.execute(sql`checkpoint`);
 
     log(`purge: (b) page reads before the purge, ${seconds} s...`);
@@ -143,7 +143,7 @@ export async function measurePurge(
     const [left] = rowsOf<{ messages: number; bodies: number; hides: number }>(await db.db.execute(sql`select
         (select count(*) from messages where conv_id = any(${sql.param(IDS)}::uuid[]))::int as messages,
         (select count(*) from message_bodies where conv_id = any(${sql.param(IDS)}::uuid[]))::int as bodies,
-        (select count(*) from message_hides where conv_id = any(${sql.param(IDS)}::uuid[]))::int as hides`));
+        (select count(*) from message_hide_ranges where conv_id = any(${sql.param(IDS)}::uuid[]))::int as hides`));
     if (left!.messages + left!.bodies + left!.hides > 0) throw new Error(`the purge left rows behind: ${JSON.stringify(left)}`);
     const expected = CONVERSATIONS * MESSAGES_PER_CONVERSATION;
     if (purged.messages !== expected) throw new Error(`the purge deleted ${purged.messages} messages, not ${expected}:\n${purged.output}`);
@@ -151,7 +151,7 @@ export async function measurePurge(
   } finally {
     await removeConversations(db);
     log('purge: vacuuming the purged tables');
-    await db.db.execute(sql`vacuum analyze conversations, members, messages, message_bodies, message_hides`);
+    await db.db.execute(sql`vacuum analyze conversations, members, messages, message_bodies, message_hide_ranges`);
     await db.close();
   }
 }

@@ -140,7 +140,7 @@ export async function seedBenchData(
   // Fresh visibility maps let index-only scans skip the heap, as on a long-lived database;
   // vacuum also moves the search index's pending entries into the index proper.
   progress(`seed: vacuuming and analyzing the tables, ${elapsed()}`);
-  const tables = ['messages', 'message_bodies', 'message_hides', 'members', 'conversations'];
+  const tables = ['messages', 'message_bodies', 'message_hide_ranges', 'members', 'conversations'];
   let vacuumed = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -205,8 +205,9 @@ async function insertBatch(db: Database, shape: BenchDataShape, counts: number[]
           on v.id = s.id and v.slot = s.g % ${BENCH_TEXT_PERIOD}
       where s.g % 37 <> 0`);
     if (members >= 2 && shape.conversations >= 2) {
-      await tx.execute(sql`insert into message_hides (conv_id, user_id, seq)
-        select s.id, 'user-' || ((s.ord + 1) % ${shape.conversations}), s.g
+      // A range each: the messages between them are not hidden.
+      await tx.execute(sql`insert into message_hide_ranges (conv_id, user_id, from_seq, to_seq)
+        select s.id, 'user-' || ((s.ord + 1) % ${shape.conversations}), s.g, s.g
         from ${slices}
         where s.g % 29 = 0`);
     }

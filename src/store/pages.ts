@@ -1,8 +1,10 @@
 /**
  * The page statements. Each read of a page is ONE statement: it checks the
- * membership (and reads the clear watermark), scans the index range for one
- * row more than the page, tests the far side of the cursor, and reads
- * `max_seq`, all in one snapshot. Bodies are not read here.
+ * membership (and reads the clear watermark), walks what the viewer can see
+ * for one row more than the page, tests the far side of the cursor, and
+ * reads `max_seq`, all in one snapshot. Bodies are not read here. Scans and
+ * far-side tests are `visibleRun` walks, so what the viewer hid, cleared or
+ * lost to retention costs a page a few seeks, not a row each.
  */
 import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -11,7 +13,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
-import { messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleRun, visibleTo } from './sqlFragments.ts';
 import { type Slots, statement } from './statement.ts';
 
 /** What every page statement reads about the conversation, in the page's snapshot. */
@@ -49,12 +51,14 @@ interface PageValues extends RetentionValues {
 }
 
 const m = alias(messages, 'm');
-const n = alias(messages, 'n');
+const e = alias(messages, 'e');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
 
 /** The member row's visible floor (clear watermark and retention), as the scan and the flag see it. */
 const FLOOR = sql.raw('mb.floor_seq');
+/** What a walk answers is aliased as `m`, so `messageColumns(m)` reads it. */
+const WALKED = sql.identifier('m');
 
 /**
  * The member row (with `max_seq`, the change-feed position, the visible
@@ -74,6 +78,11 @@ function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL): SQL {
     left join lateral (${scan}) p on true`;
 }
 
+/** The viewer's walk from `start` in `order` over the member row's conversation, up to `limit` messages. */
+function walk(v: Slots<PageValues>, start: Placeholder | SQL, order: 'asc' | 'desc', limit: Placeholder | SQL): SQL {
+  return sql`(${visibleRun({ convId: mb.convId, viewerId: v.viewerId, floor: FLOOR, start, order, limit })}) ${WALKED}`;
+}
+
 /** What a keyset page binds besides `PageValues`. */
 interface KeysetValues extends PageValues {
   /** `after` going forward, `before` going backward; unused for the newest page. */
@@ -82,26 +91,27 @@ interface KeysetValues extends PageValues {
   limit: number;
 }
 
-/** How a keyset page compares with its cursor: the page's range of `m`, and the far side's of `n`. */
-type CursorSides = (v: Slots<KeysetValues>) => { range: SQL; behind: SQL };
-
-/** A keyset page statement scanning in `order` from its cursor (none: the newest page). */
-function keysetStatement(order: 'asc' | 'desc', sides: CursorSides | null) {
+/**
+ * A keyset page statement walking in `order` from its cursor (none: from
+ * the newest). The far side of a cursor is a walk of one message the other
+ * way from it: seq <= after going forward, seq >= before going backward.
+ */
+function keysetStatement(order: 'asc' | 'desc', cursor: boolean) {
   return statement<KeysetValues>((v) => {
-    const cursor = sides?.(v) ?? null;
-    const range = cursor?.range ?? sql`true`;
-    const scan = sql`select ${messageColumns(m)} from ${messages} ${m}
-      where ${m.convId} = ${mb.convId} and ${range} and ${visibleTo(m, v.viewerId, FLOOR)}
-      order by ${m.seq} ${sql.raw(order)} limit ${v.limit}`;
-    const behind = cursor === null ? sql`false` : sql`exists (select 1 from ${messages} ${n}
-      where ${n.convId} = ${mb.convId} and ${cursor.behind} and ${visibleTo(n, v.viewerId, FLOOR)})`;
+    const start = cursor ? v.cursorSeq : sql`mb.latest_seq + 1`;
+    const scan = sql`select ${messageColumns(m)} from ${walk(v, start, order, v.limit)}`;
+    const behind = !cursor
+      ? sql`false`
+      : order === 'asc'
+        ? sql`exists (select from ${walk(v, sql`${v.cursorSeq}::int8 + 1`, 'desc', sql`1`)})`
+        : sql`exists (select from ${walk(v, sql`${v.cursorSeq}::int8 - 1`, 'asc', sql`1`)})`;
     return sql`${pageStatement(v, behind, scan)} order by p.seq ${sql.raw(order)}`;
   });
 }
 
-const forwardPage = keysetStatement('asc', (v) => ({ range: sql`${m.seq} > ${v.cursorSeq}`, behind: sql`${n.seq} <= ${v.cursorSeq}` }));
-const backwardPage = keysetStatement('desc', (v) => ({ range: sql`${m.seq} < ${v.cursorSeq}`, behind: sql`${n.seq} >= ${v.cursorSeq}` }));
-const newestPage = keysetStatement('desc', null);
+const forwardPage = keysetStatement('asc', true);
+const backwardPage = keysetStatement('desc', true);
+const newestPage = keysetStatement('desc', false);
 
 /** Scans one keyset page; `NotFound` when the viewer is not a member (or there is no such conversation). */
 export async function scanPage(
@@ -139,13 +149,10 @@ interface AroundValues extends PageValues {
 }
 
 const aroundPage = statement<AroundValues>((v) => {
-  const side = (name: string, range: SQL, order: 'asc' | 'desc', limit: Placeholder | number) =>
-    sql`(select ${name}::text as side, ${messageColumns(m)} from ${messages} ${m}
-      where ${m.convId} = ${mb.convId} and ${range} and ${visibleTo(m, v.viewerId, FLOOR)}
-      order by ${m.seq} ${sql.raw(order)} limit ${limit})`;
-  const scan = sql`${side('older', sql`${m.seq} < ${v.anchorSeq}`, 'desc', v.olderLimit)}
-    union all ${side('anchor', sql`${m.seq} = ${v.anchorSeq}`, 'asc', 1)}
-    union all ${side('newer', sql`${m.seq} > ${v.anchorSeq}`, 'asc', v.newerLimit)}`;
+  const side = (name: string, from: SQL) => sql`(select ${name}::text as side, ${messageColumns(m)} from ${from})`;
+  const scan = sql`${side('older', walk(v, v.anchorSeq, 'desc', v.olderLimit))}
+    union all ${side('anchor', sql`${messages} ${m} where ${m.convId} = ${mb.convId} and ${m.seq} = ${v.anchorSeq} and ${visibleTo(m, v.viewerId, FLOOR)}`)}
+    union all ${side('newer', walk(v, v.anchorSeq, 'asc', v.newerLimit))}`;
   return pageStatement(v, sql`false`, scan);
 });
 
@@ -179,13 +186,17 @@ export interface FirstVisible {
   latestSeq: number;
 }
 
+// Creation time follows seq within a conversation (sends stamp messages no
+// earlier than the newest), so the first visible message created at or
+// after `time` is the first visible one from the first message created then.
 const firstVisibleAt = statement<PageValues & { time: string }>((v) =>
   pageStatement(
     v,
     sql`false`,
-    sql`select ${m.seq} from ${messages} ${m}
-      where ${m.convId} = ${mb.convId} and ${m.createdAt} >= ${v.time}::timestamptz and ${visibleTo(m, v.viewerId, FLOOR)}
-      order by ${m.createdAt}, ${m.seq} limit 1`,
+    sql`select ${m.seq} from (select ${e.seq} from ${messages} ${e}
+        where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${v.time}::timestamptz
+        order by ${e.createdAt}, ${e.seq} limit 1) earliest
+      cross join lateral ${walk(v, sql`earliest.seq - 1`, 'asc', sql`1`)}`,
   ),
 );
 

@@ -14,7 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, messageBodies, messageHides, messages } from '../db/schema.ts';
+import { conversations, messageBodies, messageHideRanges, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
@@ -22,7 +22,7 @@ import { statement } from './statement.ts';
 const c = alias(conversations, 'c');
 const m = alias(messages, 'm');
 const b = alias(messageBodies, 'b');
-const h = alias(messageHides, 'h');
+const h = alias(messageHideRanges, 'h');
 
 /** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
 const SCAN_CHUNK = 1000;
@@ -33,7 +33,7 @@ const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 export interface ConversationPurge {
   convId: string;
   messages: number;
-  /** "Deleted for me" rows removed with them. */
+  /** "Deleted for me" ranges removed with them (every seq of each at or below the cut-off). */
   hides: number;
   /** The seq through which the conversation is now purged. */
   throughSeq: number;
@@ -91,7 +91,7 @@ const scan = statement<RetentionValues & { after: string }>(
   (v) => sql`select ${c.id} as id, x.through,
       x.through > 0 and (
         (select min(${m.seq}) from ${messages} ${m} where ${m.convId} = ${c.id}) <= x.through
-        or exists (select 1 from ${messageHides} ${h} where ${h.convId} = ${c.id} and ${h.seq} <= x.through)) as due
+        or exists (select 1 from ${messageHideRanges} ${h} where ${h.convId} = ${c.id} and ${h.toSeq} <= x.through)) as due
     from (select * from ${conversations} where ${conversations.id} > ${v.after}::uuid order by ${conversations.id} limit ${SCAN_CHUNK}) ${c}
     cross join lateral (select case
       when least(${c.retentionDays}, ${v.serverDays}::int) is null
@@ -103,8 +103,8 @@ const scan = statement<RetentionValues & { after: string }>(
 /**
  * The next `SCAN_CHUNK` conversations after `after` (by id) and, of those,
  * the ones with something to purge: a stored message at or below the
- * cut-off (the lowest stored seq is one primary-key probe), or a hide left
- * there without its message. Conversations under no policy skip both probes.
+ * cut-off (the lowest stored seq is one primary-key probe), or a hidden
+ * range wholly at or below it. Conversations under no policy skip both probes.
  */
 async function scanChunk(
   db: SqlRunner,
@@ -120,7 +120,7 @@ async function scanChunk(
 
 /**
  * Purges one conversation through `through` (its cut-off when scanned):
- * batches of its lowest seqs, then hides left without a message.
+ * batches of its lowest seqs, then hidden ranges left without a message.
  */
 async function purgeConversation(
   db: SqlRunner,
@@ -174,8 +174,8 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
           delete from ${messageBodies} ${b} using span
           where ${b.convId} = ${v.convId} and ${b.seq} > ${v.after}::int8 and ${b.seq} <= span.top),
         hides as (
-          delete from ${messageHides} ${h} using span
-          where ${h.convId} = ${v.convId} and ${h.seq} <= span.top
+          delete from ${messageHideRanges} ${h} using span
+          where ${h.convId} = ${v.convId} and ${h.toSeq} <= span.top
           returning 1),
         gone as (
           delete from ${messages} ${m} using span
@@ -188,10 +188,11 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
 
 /**
  * One transaction: the lowest `batchSize` seqs above `after` and at or below
- * the cut-off, with their bodies and every hide at or below the batch's top
- * (all of whose messages are now gone). The cut-off is taken again, capped
- * by the scan's: an owner who lengthened the policy since the scan brought
- * those messages back into view, and they must stay.
+ * the cut-off, with their bodies and every hidden range wholly at or below
+ * the batch's top (all of whose messages are now gone; a range reaching
+ * above it stays whole, its expired part hiding nothing). The cut-off is
+ * taken again, capped by the scan's: an owner who lengthened the policy
+ * since the scan brought those messages back into view, and they must stay.
  */
 async function deleteBatch(
   db: SqlRunner,
@@ -211,23 +212,23 @@ async function deleteBatch(
 
 const orphanHides = statement<{ convId: string; through: number; batchSize: number }>(
   (v) => sql`with doomed as (
-          select ${h.userId} as user_id, ${h.seq} as seq from ${messageHides} ${h}
-          where ${h.convId} = ${v.convId} and ${h.seq} <= ${v.through}::int8
-            and ${h.seq} < coalesce((select min(${m.seq}) from ${messages} ${m} where ${m.convId} = ${v.convId}), ${v.through}::int8 + 1)
+          select ${h.userId} as user_id, ${h.fromSeq} as from_seq from ${messageHideRanges} ${h}
+          where ${h.convId} = ${v.convId} and ${h.toSeq} <= ${v.through}::int8
+            and ${h.toSeq} < coalesce((select min(${m.seq}) from ${messages} ${m} where ${m.convId} = ${v.convId}), ${v.through}::int8 + 1)
           limit ${v.batchSize}),
         gone as (
-          delete from ${messageHides} ${h} using doomed d
-          where ${h.convId} = ${v.convId} and ${h.userId} = d.user_id and ${h.seq} = d.seq
+          delete from ${messageHideRanges} ${h} using doomed d
+          where ${h.convId} = ${v.convId} and ${h.userId} = d.user_id and ${h.fromSeq} = d.from_seq
           returning 1)
       select count(*)::int as n from gone`,
 );
 
 /**
- * Hides at or below `through` and below the lowest stored message: their
- * messages are gone, so nothing can show them. Batches take the hides of
- * what they delete; these are the rare ones a batch could not see, such as
- * a hide that committed while the batch deleting its message ran. Answers
- * how many went.
+ * Hidden ranges wholly at or below `through` and below the lowest stored
+ * message: their messages are gone, so they hide nothing. Batches take the
+ * ranges below what they delete; these are the rare ones a batch could not
+ * see, such as a hide that committed while the batch deleting its messages
+ * ran. Answers how many went.
  */
 async function deleteOrphanHides(db: SqlRunner, convId: string, through: number, batchSize: number): Promise<number> {
   let total = 0;

@@ -10,7 +10,7 @@ import { createGroup, MESSAGES } from '../helpers/operations.ts';
 const ACCEPT = 'application/graphql-response+json, application/json;q=0.9';
 
 /** Every table, fingerprinted as its row count and an md5 of its rows in a fixed order. */
-const TABLES = ['conversations', 'members', 'messages', 'message_bodies', 'message_hides', 'conversation_changes'];
+const TABLES = ['conversations', 'members', 'messages', 'message_bodies', 'message_hide_ranges', 'conversation_changes'];
 
 /** What would give a stack trace or a source path away. */
 const STACK_MARKS = [/ {4}at /, /\.[cm]?[jt]sx?:\d/, /node_modules/, /file:\/\//, /stacktrace/i];

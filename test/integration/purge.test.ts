@@ -1,6 +1,6 @@
 /**
- * The retention purge: what it deletes (index rows, bodies, hides at or
- * below the cut-off, nothing above), that it can be stopped and run again,
+ * The retention purge: what it deletes (index rows, bodies, hidden ranges
+ * wholly at or below the cut-off, nothing above), that it can be stopped and run again,
  * that sends go on while it runs, that it bounds the change feed, and
  * `backscroll purge` as an operator runs it. The schedule that runs it in the
  * server is tested on a fake clock in test/unit/purgeSchedule.test.ts.
@@ -34,18 +34,20 @@ const clock = (server: RetentionPolicy = KEEP_EVERYTHING) => ({ server, now: NOW
 /** Consecutive seqs from `from` to `to`, both included. */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/** `userId` deletes `seqs` of `convId` for themselves. */
-async function hide(db: SqlRunner, convId: string, userId: string, seqs: number[]): Promise<void> {
-  await db.rows(sql`insert into message_hides (conv_id, user_id, seq)
-    select ${convId}, ${userId}, unnest(${sql.param(seqs)}::int8[])`);
+/** `userId` has deleted the seqs of `convId` in `ranges` (`[from, to]`, both included) for themselves. */
+async function hide(db: SqlRunner, convId: string, userId: string, ranges: [number, number][]): Promise<void> {
+  await db.rows(sql`insert into message_hide_ranges (conv_id, user_id, from_seq, to_seq)
+    select ${convId}, ${userId}, r.from_seq, r.to_seq
+    from unnest(${sql.param(ranges.map((r) => r[0]))}::int8[], ${sql.param(ranges.map((r) => r[1]))}::int8[]) as r(from_seq, to_seq)`);
 }
 
-/** What is stored of conversation `convId`: index rows', bodies' and hides' seqs, ascending. */
+/** What is stored of conversation `convId`: index rows' and bodies' seqs, and hidden ranges (`user:from-to`), ascending. */
 async function stored(db: SqlRunner, convId: string): Promise<{ messages: number[]; bodies: number[]; hides: string[] }> {
   const [row] = await db.rows<{ messages: number[]; bodies: number[]; hides: string[] }>(sql`select
       (select coalesce(json_agg(seq order by seq), '[]') from messages where conv_id = ${convId}) as messages,
       (select coalesce(json_agg(seq order by seq), '[]') from message_bodies where conv_id = ${convId}) as bodies,
-      (select coalesce(json_agg(user_id || ':' || seq order by seq, user_id), '[]') from message_hides where conv_id = ${convId}) as hides`);
+      (select coalesce(json_agg(user_id || ':' || from_seq || '-' || to_seq order by from_seq, user_id), '[]')
+        from message_hide_ranges where conv_id = ${convId}) as hides`);
   return row!;
 }
 
@@ -88,22 +90,28 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
   it('deletes messages older than `days` with their bodies and hides, and keeps the one created exactly at the cut-off', async () => {
     const { uuid } = await group({ days: 10, maxMessages: null });
     await appendHistory(db, uuid, [daysAgo(12), daysAgo(11), daysAgo(10, -1), daysAgo(10), daysAgo(1)]);
-    await hide(db, uuid, 'bob', [2, 4, 5]);
+    await hide(db, uuid, 'bob', [
+      [2, 2],
+      [4, 5],
+    ]);
     const seen = recorder();
 
     expect(await purgeExpired(db, clock(), { batchSize: 100, ...seen })).toEqual({ conversations: 1, messages: 3, hides: 1 });
 
-    expect(await stored(db, uuid)).toEqual({ messages: [4, 5], bodies: [4, 5], hides: ['bob:4', 'bob:5'] });
+    expect(await stored(db, uuid)).toEqual({ messages: [4, 5], bodies: [4, 5], hides: ['bob:4-5'] });
     expect(seen.conversations).toEqual([{ convId: uuid, messages: 3, hides: 1, throughSeq: 3 }]);
   });
 
-  it('deletes the seqs past `maxMessages` and keeps the newest `maxMessages`', async () => {
+  it('deletes the seqs past `maxMessages` and keeps the newest `maxMessages`, and a hidden range reaching past the cut-off whole', async () => {
     const { uuid } = await group({ days: null, maxMessages: 3 });
     await appendHistory(db, uuid, range(1, 10).map(() => daysAgo(1)));
-    await hide(db, uuid, 'bob', [7, 8]);
+    await hide(db, uuid, 'bob', [
+      [5, 5],
+      [7, 8],
+    ]);
 
     expect(await purgeExpired(db, clock(), { batchSize: 100 })).toEqual({ conversations: 1, messages: 7, hides: 1 });
-    expect(await stored(db, uuid)).toEqual({ messages: [8, 9, 10], bodies: [8, 9, 10], hides: ['bob:8'] });
+    expect(await stored(db, uuid)).toEqual({ messages: [8, 9, 10], bodies: [8, 9, 10], hides: ['bob:7-8'] });
   });
 
   it("applies the server's limits to a conversation without its own, and leaves one under no limit untouched", async () => {
@@ -124,7 +132,10 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
   it('deletes nothing when run a second time', async () => {
     const { uuid } = await group({ days: 5, maxMessages: null });
     await appendHistory(db, uuid, [daysAgo(9), daysAgo(8), daysAgo(7), daysAgo(1)]);
-    await hide(db, uuid, 'bob', [1, 4]);
+    await hide(db, uuid, 'bob', [
+      [1, 1],
+      [4, 4],
+    ]);
     await purgeExpired(db, clock(), { batchSize: 2 });
     const after = await stored(db, uuid);
     const seen = recorder();
@@ -132,7 +143,7 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
     expect(await purgeExpired(db, clock(), { batchSize: 2, ...seen })).toEqual({ conversations: 0, messages: 0, hides: 0 });
     expect(seen).toMatchObject({ conversations: [], batches: [] });
     expect(await stored(db, uuid)).toEqual(after);
-    expect(after).toEqual({ messages: [4], bodies: [4], hides: ['bob:4'] });
+    expect(after).toEqual({ messages: [4], bodies: [4], hides: ['bob:4-4'] });
   });
 
   it('deletes in transactions of `batchSize` messages, lowest seqs first', async () => {
@@ -149,17 +160,21 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
   it('finishes, when run again, a pass that stopped after its first batch', async () => {
     const { uuid } = await group({ days: 5, maxMessages: null });
     await appendHistory(db, uuid, [...range(1, 25).map(() => daysAgo(30)), daysAgo(1)]);
-    await hide(db, uuid, 'bob', [5, 20, 26]);
+    await hide(db, uuid, 'bob', [
+      [5, 5],
+      [20, 20],
+      [26, 26],
+    ]);
     const crash = () => {
       throw new Error('the purge process died');
     };
 
     await expect(purgeExpired(db, clock(), { batchSize: 5, onBatch: crash })).rejects.toThrow('the purge process died');
     // The first batch committed whole: seqs 1-5 and the hide of 5, nothing of the rest.
-    expect(await stored(db, uuid)).toEqual({ messages: range(6, 26), bodies: range(6, 26), hides: ['bob:20', 'bob:26'] });
+    expect(await stored(db, uuid)).toEqual({ messages: range(6, 26), bodies: range(6, 26), hides: ['bob:20-20', 'bob:26-26'] });
 
     expect(await purgeExpired(db, clock(), { batchSize: 5 })).toEqual({ conversations: 1, messages: 20, hides: 1 });
-    expect(await stored(db, uuid)).toEqual({ messages: [26], bodies: [26], hides: ['bob:26'] });
+    expect(await stored(db, uuid)).toEqual({ messages: [26], bodies: [26], hides: ['bob:26-26'] });
   });
 
   it('stops before its next batch when its signal is aborted, and the next pass carries on', async () => {
@@ -174,15 +189,18 @@ describe.each(backends)('The retention purge (%s)', (backend) => {
     expect(await purgeExpired(db, clock(), { batchSize: 4 })).toEqual({ conversations: 1, messages: 6, hides: 0 });
   });
 
-  it('removes hides left at or below the cut-off without their messages', async () => {
+  it('removes hidden ranges left at or below the cut-off without their messages', async () => {
     const { uuid } = await group({ days: null, maxMessages: 1 });
     await appendHistory(db, uuid, range(1, 3).map(() => daysAgo(1)));
     await purgeExpired(db, clock(), { batchSize: 100 });
     // As if these hides had committed while the batch deleting their messages ran.
-    await hide(db, uuid, 'bob', [1, 2, 3]);
+    await hide(db, uuid, 'bob', [
+      [1, 2],
+      [3, 3],
+    ]);
 
-    expect(await purgeExpired(db, clock(), { batchSize: 100 })).toEqual({ conversations: 1, messages: 0, hides: 2 });
-    expect(await stored(db, uuid)).toEqual({ messages: [3], bodies: [3], hides: ['bob:3'] });
+    expect(await purgeExpired(db, clock(), { batchSize: 100 })).toEqual({ conversations: 1, messages: 0, hides: 1 });
+    expect(await stored(db, uuid)).toEqual({ messages: [3], bodies: [3], hides: ['bob:3-3'] });
   });
 
   it('never blocks a send: sends during a purge all succeed and their seqs stay dense', async () => {
