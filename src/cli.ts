@@ -1,6 +1,6 @@
 /**
- * The `backscroll` command: `serve` (the default), `migrate`, `purge` and
- * `token <userId>`. Reads the environment once, opens the database, and wires
+ * The `backscroll` command: `serve` (the default), `migrate`, `purge`,
+ * `archive` and `token <userId>`. Reads the environment once, opens the database, and wires
  * the server; nothing imports this.
  */
 import cluster from 'node:cluster';
@@ -8,6 +8,11 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { archiveAgeMs, runArchivePass } from './archive/pass.ts';
+import { parseDuration } from './archive/duration.ts';
+import { createArchiveReader, setProcessArchive } from './archive/reader.ts';
+import { openSegmentStore } from './archive/segmentStore.ts';
+import { verifyArchive } from './archive/verify.ts';
 import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, embedsSandboxToken, readConfig, SETTINGS } from './config.ts';
@@ -28,12 +33,16 @@ import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
 import { startServer } from './server.ts';
 
 const DEV_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
-const USAGE = `Usage: backscroll [serve [--no-demo] | migrate | purge | reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench | help]
+const USAGE = `Usage: backscroll [serve [--no-demo] | migrate | purge | archive [--older-than <duration>] [--keep-newest <n>] | archive --verify |
+                  reindex-search [--all] | token <userId> [--ttl <seconds>] [--admin] | seed --bench | help]
 
   serve            start the GraphQL server (the default); on an empty embedded database it first
                    creates a demo (users alice and bob, 1,000 messages) unless --no-demo
   migrate          apply database migrations (PostgreSQL; PGlite migrates itself)
   purge            delete expired messages and old change-feed entries, then exit
+  archive          move the bodies of messages older than ARCHIVE_AFTER_DAYS (or --older-than, like 90d or 0s)
+                   into archive segments, keeping each conversation's newest ARCHIVE_KEEP_NEWEST (or --keep-newest);
+                   --verify checks every recorded segment and exits 1 naming the bad ones
   reindex-search   index the messages search cannot see yet (--all: every message, after a tokenizer change)
   token <userId>   print a signed token for that user (--admin: with the admin role)
   seed --bench     load the benchmark data set into DATABASE_URL
@@ -83,6 +92,17 @@ function schedulePurge(config: Config, handle: DatabaseHandle, logger: Logger): 
   return startPurgeSchedule(config.purgeIntervalSeconds, (signal) => runPurgePass(db, config, logger, { signal }), logger);
 }
 
+/** The in-process archiver over `handle` (ARCHIVE_INTERVAL_SECONDS), or null when it is not set. */
+function scheduleArchive(config: Config, handle: DatabaseHandle, logger: Logger): PurgeSchedule | null {
+  if (config.archive.intervalSeconds === null) return null;
+  const db = createRunner(handle.client);
+  const store = openSegmentStore(config.archive.store, config.dataDir);
+  // Failures are logged here, so the schedule (shared with the purge) never reports them as the purge's.
+  const pass = (signal: AbortSignal) =>
+    runArchivePass(db, store, config.archive, logger, { signal }).catch((error: unknown) => logger.error({ err: error }, 'archive failed'));
+  return startPurgeSchedule(config.archive.intervalSeconds, pass, logger);
+}
+
 async function serve(args: string[]): Promise<void> {
   let parsed;
   try {
@@ -94,16 +114,20 @@ async function serve(args: string[]): Promise<void> {
   // On PostgreSQL, migrating is a deliberate step: refuse to serve a database behind it.
   if (cluster.isPrimary && config.databaseUrl !== null) await ensureMigrated(config);
   if (cluster.isPrimary && config.workers > 1) {
-    // The primary purges, so the workers do not run one pass each at once.
-    const purgeHandle = config.purgeIntervalSeconds === null ? null : await open(config);
+    // The primary purges and archives, so the workers do not run one pass each at once.
+    const purgeHandle = config.purgeIntervalSeconds === null && config.archive.intervalSeconds === null ? null : await open(config);
     const purging = purgeHandle && schedulePurge(config, purgeHandle, createLogger(config.logLevel));
+    const archiving = purgeHandle && scheduleArchive(config, purgeHandle, createLogger(config.logLevel));
     await runWorkers(config.workers, (url) => {
       process.stdout.write(`backscroll is serving ${url} (PostgreSQL, ${config.workers} worker processes)\n`);
     });
     await purging?.stop();
+    await archiving?.stop();
     await purgeHandle?.close();
     return;
   }
+  // Archived bodies are read through this process's cache of decoded segments.
+  setProcessArchive(createArchiveReader(openSegmentStore(config.archive.store, config.dataDir), config.archive.cacheBytes));
   const logger = createLogger(config.logLevel);
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);
@@ -146,12 +170,14 @@ async function serve(args: string[]): Promise<void> {
   // Started with no await before the handlers below, so shutting down always
   // stops a pass before closing the database. Workers leave it to the primary.
   const purging = cluster.isWorker ? null : schedulePurge(config, handle, logger);
+  const archiving = cluster.isWorker ? null : scheduleArchive(config, handle, logger);
   // Before saying "serving": a process manager (or a test) that signals as
   // soon as it reads that line must find the handlers in place, or the
   // default action kills the process without closing the database.
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     await purging?.stop();
+    await archiving?.stop();
     await server.stop();
     await handle.close();
     process.exit(0);
@@ -252,6 +278,97 @@ async function purge(): Promise<void> {
   );
 }
 
+async function archive(args: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { 'older-than': { type: 'string' }, 'keep-newest': { type: 'string' }, verify: { type: 'boolean' } } });
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`);
+  }
+  const { 'older-than': olderThan, 'keep-newest': keepNewestText, verify } = parsed.values;
+  if (verify && (olderThan !== undefined || keepNewestText !== undefined)) fail(`archive --verify takes no other option.\n${USAGE}`);
+  const age = olderThan === undefined ? undefined : parseDuration('--older-than', olderThan);
+  if (age !== undefined && !age.ok) fail(age.problem);
+  const keepNewest = keepNewestText === undefined ? undefined : /^[0-9]{1,9}$/.test(keepNewestText) ? Number(keepNewestText) : Number.NaN;
+  if (Number.isNaN(keepNewest)) fail(`--keep-newest takes a whole number of messages from 0 to 999999999, got "${keepNewestText}".`);
+  const config = loadConfig();
+  if (config.databaseUrl !== null) await ensureMigrated(config);
+  const pidFile = resolve(config.dataDir, 'pglite', 'postmaster.pid');
+  if (config.databaseUrl === null && existsSync(pidFile)) {
+    fail(
+      `the PGlite data folder ${resolve(config.dataDir)} is open in another process (probably \`backscroll serve\`; ${pidFile} exists), ` +
+        'and PGlite serves one process at a time. Stop that process first, or set ARCHIVE_INTERVAL_SECONDS to archive inside the server. ' +
+        'If no process has the folder open (one was killed), delete that file.',
+    );
+  }
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const count = (n: number) => n.toLocaleString('en');
+  const options = { olderThanMs: age?.ms, keepNewest };
+  const ageMs = archiveAgeMs(config.archive, options);
+  if (!verify && ageMs === null) {
+    say('archive: archiving is off (ARCHIVE_AFTER_DAYS is not set); nothing to do. Pass --older-than <duration>, like 90d, to archive once.');
+    return;
+  }
+  const handle = await open(config);
+  if (handle.kind === 'pglite') await applyMigrations(handle);
+  const db = createRunner(handle.client);
+  const store = openSegmentStore(config.archive.store, config.dataDir);
+  if (verify) {
+    say(`archive --verify: checking every recorded segment in ${store.location}...`);
+    let lastProgress = performance.now();
+    const { checked, bad } = await verifyArchive(db, store, (n) => {
+      if (performance.now() - lastProgress < 5000) return;
+      lastProgress = performance.now();
+      say(`archive --verify: ${count(n)} segments checked so far...`);
+    });
+    await handle.close();
+    for (const b of bad) say(`bad segment ${b.key} (conversation ${b.convId}, seqs ${b.fromSeq} to ${b.toSeq}): ${b.problem}`);
+    if (bad.length > 0) {
+      say(`archive --verify: ${count(bad.length)} of ${count(checked)} segments failed`);
+      process.exitCode = 1;
+    } else {
+      say(`archive --verify: all ${count(checked)} segments are present and whole`);
+    }
+    return;
+  }
+  const keep = keepNewest ?? config.archive.keepNewest;
+  say(
+    `archive: the bodies of messages older than ${olderThan ?? `${count(config.archive.afterDays!)} days`}, ` +
+      `except each conversation's newest ${count(keep)}, into ${store.location}`,
+  );
+  // Ctrl-C finishes the segment in flight and closes the database; the next run carries on.
+  const stopping = new AbortController();
+  process.once('SIGINT', () => stopping.abort());
+  process.once('SIGTERM', () => stopping.abort());
+  let lastProgress = performance.now();
+  let soFar = 0;
+  const summary = (await runArchivePass(db, store, config.archive, createLogger('silent'), {
+    ...options,
+    signal: stopping.signal,
+    onOrphans: (removed) => say(`removed ${count(removed)} objects an interrupted run wrote and never recorded`),
+    onSkipped: (convId, fromSeq, toSeq) => say(`skipped seqs ${fromSeq} to ${toSeq} of conversation ${convId}: they changed while being archived`),
+    onConversation: (convId, t) => say(`archived ${count(t.messages)} messages of conversation ${convId} in ${count(t.segments)} segments`),
+    onSegment: (segment) => {
+      soFar += segment.count;
+      if (performance.now() - lastProgress < 5000) return;
+      lastProgress = performance.now();
+      say(`archiving: ${count(soFar)} messages so far...`);
+    },
+  }))!;
+  await handle.close();
+  if (summary.stopped) process.exitCode = 1;
+  if (summary.messages === 0 && !summary.stopped) {
+    say('archive: nothing to archive');
+    return;
+  }
+  const rate = summary.seconds > 0 ? Math.round(summary.messages / summary.seconds) : 0;
+  say(
+    `archive${summary.stopped ? ' (stopped; run it again to finish)' : ''}: ${count(summary.messages)} messages from ` +
+      `${count(summary.conversations)} conversations in ${count(summary.segments)} segments (${count(summary.bytes)} bytes) ` +
+      `in ${summary.seconds.toFixed(1)} s (${count(rate)} messages/s)`,
+  );
+}
+
 async function reindex(args: string[]): Promise<void> {
   if (args.length > 1 || (args.length === 1 && args[0] !== '--all')) fail(`reindex-search takes only --all.\n${USAGE}`);
   const config = loadConfig();
@@ -333,6 +450,7 @@ const commands: Record<string, () => Promise<void>> = {
   '-h': help,
   migrate,
   purge,
+  archive: () => archive(rest),
   'reindex-search': () => reindex(rest),
   token: () => token(rest),
   seed: () => seed(rest),

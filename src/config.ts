@@ -23,6 +23,34 @@ export interface RateLimitSettings {
   connect: RateLimit;
 }
 
+/** Where archive segments live (src/archive/segmentStore.ts). */
+export type SegmentStoreSettings =
+  /** `dir` null: archive/ in the data folder. */
+  | { kind: 'folder'; dir: string | null }
+  | {
+      kind: 's3';
+      bucket: string;
+      /** AWS_ENDPOINT_URL: an S3-compatible server (addressed path-style); null: AWS itself. */
+      endpoint: string | null;
+      /** null: the AWS SDK finds it (its shared config file). */
+      region: string | null;
+      /** null: the AWS SDK's own chain (shared credentials file, instance or task role). */
+      credentials: { accessKeyId: string; secretAccessKey: string } | null;
+    };
+
+/** The cold archive (src/archive/): what is archived, when, where it goes, and the read cache. */
+export interface ArchiveSettings {
+  /** Archive the bodies of messages older than this many days; null: no archiving. */
+  afterDays: number | null;
+  /** A conversation's newest seqs that are never archived. */
+  keepNewest: number;
+  /** Run the archiver in the server process every this many seconds; null: only `backscroll archive`. */
+  intervalSeconds: number | null;
+  store: SegmentStoreSettings;
+  /** Decoded segments kept in memory per process, in bytes (ARCHIVE_CACHE_MB). */
+  cacheBytes: number;
+}
+
 /** Everything the server can be configured with. */
 export interface Config {
   port: number;
@@ -79,6 +107,7 @@ export interface Config {
   trustedDocuments: { path: string; only: boolean } | null;
   /** The bearer token `GET /metrics` requires (METRICS_TOKEN); null: metrics are open to whoever reaches the port. */
   metricsToken: string | null;
+  archive: ArchiveSettings;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -136,6 +165,16 @@ export const SETTINGS = [
   { name: 'METRICS_TOKEN', default: null, meaning: 'the bearer token GET /metrics requires; unset: open' },
   { name: 'TRUSTED_DOCUMENTS', default: null, meaning: 'path of a trusted-documents manifest' },
   { name: 'TRUSTED_DOCUMENTS_ONLY', default: 'off', meaning: "run only the manifest's documents (on by default in production)" },
+  { name: 'ARCHIVE_AFTER_DAYS', default: null, meaning: 'archive the bodies of messages older than this many days; unset: no archiving' },
+  { name: 'ARCHIVE_KEEP_NEWEST', default: '200', meaning: "a conversation's newest messages that are never archived" },
+  { name: 'ARCHIVE_INTERVAL_SECONDS', default: null, meaning: 'run the archiver in the server this often; unset: only `backscroll archive`' },
+  { name: 'ARCHIVE_DIR', default: null, meaning: 'folder of archive segments; unset: archive/ in BACKSCROLL_DATA_DIR' },
+  { name: 'ARCHIVE_S3_BUCKET', default: null, meaning: 'keep archive segments in this S3 bucket instead of a folder' },
+  { name: 'AWS_ENDPOINT_URL', default: null, meaning: 'an S3-compatible server for ARCHIVE_S3_BUCKET; unset: AWS' },
+  { name: 'AWS_REGION', default: null, meaning: "the bucket's region; unset: the AWS SDK's shared config" },
+  { name: 'AWS_ACCESS_KEY_ID', default: null, meaning: "S3 credentials, with AWS_SECRET_ACCESS_KEY; unset: the AWS SDK's own chain" },
+  { name: 'AWS_SECRET_ACCESS_KEY', default: null, meaning: 'the secret of AWS_ACCESS_KEY_ID' },
+  { name: 'ARCHIVE_CACHE_MB', default: '64', meaning: 'decoded archive segments kept in memory per process, in MB' },
 ] as const satisfies readonly Setting[];
 
 /** The name of a setting in `SETTINGS`. */
@@ -229,7 +268,18 @@ export function readConfig(env: Env): ConfigResult {
     changeFeedDays: integer('CHANGE_FEED_DAYS', 30, 1, 3650),
     trustedDocuments: null,
     metricsToken: env.METRICS_TOKEN && env.METRICS_TOKEN.length > 0 ? env.METRICS_TOKEN : null,
+    archive: {
+      afterDays: optionalInteger('ARCHIVE_AFTER_DAYS', 36_500),
+      keepNewest: integer('ARCHIVE_KEEP_NEWEST', 200, 0, 1_000_000_000),
+      intervalSeconds: optionalInteger('ARCHIVE_INTERVAL_SECONDS', 7 * 24 * 3600),
+      store: { kind: 'folder', dir: null },
+      cacheBytes: integer('ARCHIVE_CACHE_MB', 64, 0, 1_000_000) * 1024 * 1024,
+    },
   };
+  config.archive.store = segmentStore(env, problems);
+  if (config.archive.intervalSeconds !== null && config.archive.afterDays === null) {
+    problems.push('ARCHIVE_INTERVAL_SECONDS needs ARCHIVE_AFTER_DAYS, the age at which message bodies are archived.');
+  }
   const trustedOnly = flag('TRUSTED_DOCUMENTS_ONLY', production);
   if (env.TRUSTED_DOCUMENTS) config.trustedDocuments = { path: env.TRUSTED_DOCUMENTS, only: trustedOnly };
   else if (env.TRUSTED_DOCUMENTS_ONLY && trustedOnly) {
@@ -251,6 +301,21 @@ export function readConfig(env: Env): ConfigResult {
  */
 export function embedsSandboxToken(config: Pick<Config, 'production' | 'landingPage' | 'databaseUrl' | 'jwtSecret'>): boolean {
   return !config.production && config.landingPage && config.databaseUrl === null && config.jwtSecret === null;
+}
+
+/** ARCHIVE_S3_BUCKET and the AWS settings, else the folder ARCHIVE_DIR (null: archive/ in the data folder). */
+function segmentStore(env: Env, problems: string[]): SegmentStoreSettings {
+  const given = (name: SettingName) => (env[name] !== undefined && env[name] !== '' ? env[name] : null);
+  const [dir, bucket, endpoint, region] = [given('ARCHIVE_DIR'), given('ARCHIVE_S3_BUCKET'), given('AWS_ENDPOINT_URL'), given('AWS_REGION')];
+  const [accessKeyId, secretAccessKey] = [given('AWS_ACCESS_KEY_ID'), given('AWS_SECRET_ACCESS_KEY')];
+  if (bucket === null) return { kind: 'folder', dir };
+  if (dir !== null) problems.push(`ARCHIVE_DIR and ARCHIVE_S3_BUCKET name two places for the archive; set one, got "${dir}" and "${bucket}".`);
+  if (endpoint !== null && !/^https?:\/\/\S+$/.test(endpoint)) problems.push(`AWS_ENDPOINT_URL must be an http(s) URL, got "${endpoint}".`);
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    problems.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither for the AWS SDK\'s own credentials.');
+  }
+  const credentials = accessKeyId !== null && secretAccessKey !== null ? { accessKeyId, secretAccessKey } : null;
+  return { kind: 's3', bucket, endpoint, region, credentials };
 }
 
 // A host name or an IP address (IPv6 without brackets, as node:net takes it).

@@ -4,7 +4,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members, messageBodies, messages } from '../db/schema.ts';
+import { type ArchiveReader, ArchiveUnavailableError, processArchive, type SegmentRef, type SegmentTexts } from '../archive/reader.ts';
+import { archiveSegments, conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { inKeyOrder } from './batch.ts';
 import type { MessageRow } from './rows.ts';
@@ -77,9 +78,18 @@ export type MessageBody =
 /** A message's index row and body as `findMessageBodies` reads them. */
 interface BodyRow extends Pick<MessageRow, 'convId' | 'seq' | 'revokedAt' | 'revokedBy'> {
   erasedAt: string | null;
-  /** Null when the body is gone (revoked, erased, purged). */
+  /** Null when the body is gone (revoked, erased, purged) or archived. */
   text: string | null;
+  /** The archive segment holding the body: only when there is no warm body and the message is neither revoked nor erased. */
+  segmentKey: string | null;
+  segmentFrom: number | null;
+  segmentTo: number | null;
+  segmentCount: number | null;
+  segmentChecksum: string | null;
 }
+
+const seg = alias(archiveSegments, 'seg');
+const a = alias(archiveSegments, 'a');
 
 const bodies = statement<KeyValues>(
   (v) => sql`select ${selectList<BodyRow>({
@@ -89,21 +99,67 @@ const bodies = statement<KeyValues>(
     revokedBy: m.revokedBy,
     erasedAt: isoTime(m.erasedAt),
     text: b.text,
+    segmentKey: sql<string | null>`${seg.key}`,
+    segmentFrom: sql<number | null>`${seg.fromSeq}`,
+    segmentTo: sql<number | null>`${seg.toSeq}`,
+    segmentCount: sql<number | null>`${seg.count}`,
+    segmentChecksum: sql<string | null>`${seg.checksum}`,
   })}
       from ${keyArrays(v)} as k(conv_id, seq)
       join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
-      left join ${messageBodies} ${b} on ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}`,
+      left join ${messageBodies} ${b} on ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}
+      left join lateral (
+        select ${a.key}, ${a.fromSeq}, ${a.toSeq}, ${a.count}, ${a.checksum} from ${archiveSegments} ${a}
+        where ${b.seq} is null and ${m.revokedAt} is null and ${m.erasedAt} is null
+          and ${a.convId} = ${m.convId} and ${a.fromSeq} <= ${m.seq}
+        order by ${a.fromSeq} desc limit 1) ${seg} on ${seg.toSeq} >= ${m.seq}`,
 );
 
-/** The bodies of `keys`, in the same order. Callers pass keys the viewer may see. */
-export async function findMessageBodies(db: SqlRunner, keys: readonly MessageKey[]): Promise<MessageBody[]> {
+/**
+ * The bodies of `keys`, in the same order. Callers pass keys the viewer may
+ * see. One statement reads the index rows, warm bodies and, for archived
+ * bodies, their segments' records; each segment needed is then read once
+ * through `archive` (its cache first). The index row's revoke and erasure
+ * win over a segment, which keeps the text as it was archived. Throws
+ * `ArchiveUnavailableError` when an archived body cannot be read.
+ */
+export async function findMessageBodies(
+  db: SqlRunner,
+  keys: readonly MessageKey[],
+  archive: ArchiveReader | null = processArchive(),
+): Promise<MessageBody[]> {
   if (keys.length === 0) return [];
   const rows = await db.rows<BodyRow>(bodies(keyValues(keys)));
+  const segments = await readSegments(rows, archive);
   return inKeyOrder(keys, rows, messageKeyString, messageKeyString).map((row): MessageBody => {
     if (row === null) return { kind: 'missing' };
     if (row.revokedAt !== null) return { kind: 'revoked', revokedAt: row.revokedAt, revokedBy: row.revokedBy ?? '' };
     if (row.erasedAt !== null) return { kind: 'erased', erasedAt: row.erasedAt };
-    if (row.text === null) return { kind: 'missing' };
-    return { kind: 'text', text: row.text };
+    const text = row.text ?? (row.segmentKey === null ? undefined : segments.get(row.segmentKey)?.get(row.seq));
+    if (text === undefined) return { kind: 'missing' };
+    return { kind: 'text', text };
   });
+}
+
+/** The texts of every segment `rows` point at, each read once, all at once. */
+async function readSegments(rows: readonly BodyRow[], archive: ArchiveReader | null): Promise<Map<string, SegmentTexts>> {
+  const refs = new Map<string, SegmentRef>();
+  for (const row of rows) {
+    if (row.segmentKey === null || refs.has(row.segmentKey)) continue;
+    refs.set(row.segmentKey, {
+      convId: row.convId,
+      key: row.segmentKey,
+      fromSeq: row.segmentFrom!,
+      toSeq: row.segmentTo!,
+      count: row.segmentCount!,
+      checksum: row.segmentChecksum!,
+    });
+  }
+  if (refs.size === 0) return new Map();
+  if (archive === null) {
+    const [key] = refs.keys();
+    throw new ArchiveUnavailableError(key!, 'not-configured', 'this process has no archive store configured');
+  }
+  const read = await Promise.all([...refs.values()].map(async (ref) => [ref.key, await archive.texts(ref)] as const));
+  return new Map(read);
 }

@@ -1,0 +1,60 @@
+/**
+ * One archiver run as `backscroll archive` and the server's schedule
+ * (ARCHIVE_INTERVAL_SECONDS) run it: the server's settings, or one run's
+ * overrides, into the configured store, logged.
+ */
+import type { ArchiveSettings } from '../config.ts';
+import type { SqlRunner } from '../db/runner.ts';
+import type { Logger } from '../log.ts';
+import { type ArchiveOptions, archiveBodies, type ArchiveSummary } from './archiver.ts';
+import type { SegmentStore } from './segmentStore.ts';
+
+const MS_PER_DAY = 86_400_000;
+
+/** What one run is asked to do: the settings' age and newest kept, unless overridden. */
+export interface ArchivePassOptions extends Pick<ArchiveOptions, 'signal' | 'onSegment' | 'onConversation' | 'onSkipped' | 'onOrphans'> {
+  /** Archive messages older than this, instead of ARCHIVE_AFTER_DAYS. */
+  olderThanMs?: number;
+  /** Keep each conversation's newest this many, instead of ARCHIVE_KEEP_NEWEST. */
+  keepNewest?: number;
+  now?: Date;
+}
+
+/** The age a run archives from, in milliseconds: the override, else ARCHIVE_AFTER_DAYS; null: archiving is off. */
+export function archiveAgeMs(settings: Pick<ArchiveSettings, 'afterDays'>, options: Pick<ArchivePassOptions, 'olderThanMs'>): number | null {
+  if (options.olderThanMs !== undefined) return options.olderThanMs;
+  return settings.afterDays === null ? null : settings.afterDays * MS_PER_DAY;
+}
+
+/** Runs the archiver once; null when archiving is off (no ARCHIVE_AFTER_DAYS and no override). */
+export async function runArchivePass(
+  db: SqlRunner,
+  store: SegmentStore,
+  settings: Pick<ArchiveSettings, 'afterDays' | 'keepNewest'>,
+  logger: Logger,
+  options: ArchivePassOptions = {},
+): Promise<ArchiveSummary | null> {
+  const ageMs = archiveAgeMs(settings, options);
+  if (ageMs === null) return null;
+  const now = options.now ?? new Date();
+  const summary = await archiveBodies(db, store, {
+    before: new Date(now.getTime() - ageMs),
+    keepNewest: options.keepNewest ?? settings.keepNewest,
+    signal: options.signal,
+    onSegment: options.onSegment,
+    onConversation: (convId, totals) => {
+      logger.info({ conversation: convId, ...totals }, 'archived message bodies');
+      options.onConversation?.(convId, totals);
+    },
+    onSkipped: (convId, fromSeq, toSeq) => {
+      logger.warn({ conversation: convId, fromSeq, toSeq }, 'archive segment skipped: its bodies changed while it was written');
+      options.onSkipped?.(convId, fromSeq, toSeq);
+    },
+    onOrphans: (removed) => {
+      logger.info({ removed, store: store.location }, 'removed archive objects that were never recorded');
+      options.onOrphans?.(removed);
+    },
+  });
+  logger.info({ ...summary, store: store.location }, summary.stopped ? 'archive stopped before finishing' : 'archive finished');
+  return summary;
+}
