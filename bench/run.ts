@@ -4,12 +4,12 @@
  * table with the ratio of the full GraphQL path to the raw SQL floor
  * (pages, sends); then the retention purge (bench/purge.ts), live fan-out
  * over WebSocket (bench/fanout.ts) and search beside page reads
- * (bench/search.ts). Every run also writes its figures to
- * bench/results/<date>-<commit>.json; `npm run bench:compare A B` sets two
- * runs side by side.
+ * (bench/search.ts), and groups of 10 and 10,000 members (bench/groups.ts).
+ * Every run also writes its figures to bench/results/<date>-<commit>.json;
+ * `npm run bench:compare A B` sets two runs side by side.
  *
  *   npm run bench                          every section
- *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search
+ *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups
  *
  * BENCH_SECONDS (default 15) sets each run's length, BENCH_WORKERS (default
  * 2) the server's processes.
@@ -27,6 +27,7 @@ import { BENCH_DATA, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
 import { startServer } from '../src/server.ts';
 import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import { fanoutTable, measureFanout } from './fanout.ts';
+import { groupsTables, measureGroups } from './groups.ts';
 import type { LoadResult } from './loadResult.ts';
 import { parseBenchArgs, type Section } from './options.ts';
 import { measurePurge, purgeTable } from './purge.ts';
@@ -217,6 +218,13 @@ async function runSearch(url: string): Promise<SectionResult> {
   return { tables: searchTables(m, SECONDS), notes: [], measurements: m };
 }
 
+/** Groups: send, pages with and without receipts, markRead and the member list in groups of 10 and 10,000 members. */
+async function runGroups(url: string): Promise<SectionResult> {
+  log(`== groups: 5 operations in groups of 10 and 10,000 members, ${SECONDS} s each`);
+  const m = await measureGroups(DATABASE_URL!, url, SECRET, SECONDS, log);
+  return { tables: groupsTables(m, SECONDS), notes: [], measurements: m };
+}
+
 const run: BenchRun = {
   ...gitState(),
   date: new Date().toISOString(),
@@ -247,6 +255,7 @@ const runners: Record<Section, () => Promise<SectionResult>> = {
   purge: () => runPurge(url),
   fanout: () => runFanout(url),
   search: () => runSearch(url),
+  groups: () => runGroups(url),
 };
 try {
   log('warming up the server (3 s)...');
