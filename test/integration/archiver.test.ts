@@ -1,6 +1,6 @@
 /**
- * The archiver and the body reads over its segments, on each backend with
- * the folder store: what is archived, what stays warm, that every message
+ * The archiver and the body reads over its segments, on each backend, with
+ * the folder store and with S3 (s3rver): what is archived, what stays warm, that every message
  * reads the same afterwards, that revokes and erasures after archiving win,
  * and that a crash at any step leaves every body readable and the next run
  * finishes the work and removes what the crash left behind.
@@ -12,14 +12,15 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ArchiveOptions, archiveBodies, type ArchiveStep, type SegmentReport } from '../../src/archive/archiver.ts';
 import { ArchiveUnavailableError, createArchiveReader } from '../../src/archive/reader.ts';
-import { folderStore, type SegmentStore } from '../../src/archive/segmentStore.ts';
+import { folderStore, type SegmentStore, s3Store } from '../../src/archive/segmentStore.ts';
 import { verifyArchive } from '../../src/archive/verify.ts';
 import { createRunner, type SqlRunner, type StatementTally } from '../../src/db/runner.ts';
 import { messageGlobalId } from '../../src/history/globalId.ts';
 import { findMessageBodies, type MessageBody } from '../../src/store/messages.ts';
 import { seedAgedMessages, storedKeys, textOf } from '../helpers/archive.ts';
-import { backends } from '../helpers/database.ts';
+import { type Backend, backends } from '../helpers/database.ts';
 import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
+import { type LocalS3, startLocalS3 } from '../helpers/localS3.ts';
 import { createGroup, REVOKE } from '../helpers/operations.ts';
 
 const ERASE = 'mutation Erase($userId: ID!) { eraseUser(input: { userId: $userId }) { erasedCount } }';
@@ -32,13 +33,19 @@ class Crash extends Error {}
 const keysOf = (convId: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ({ convId, seq: from + i }));
 const texts = (from: number, to: number): MessageBody[] => keysOf('', from, to).map(({ seq }) => ({ kind: 'text', text: textOf(seq) }));
 
-describe.each(backends)('The archiver and archived reads (%s)', (backend) => {
+type StoreKind = 'folder' | 's3';
+const plans: [Backend, StoreKind][] = [...backends.map((b): [Backend, StoreKind] => [b, 'folder']), ...backends.map((b): [Backend, StoreKind] => [b, 's3'])];
+
+describe.each(plans)('The archiver and archived reads (%s, %s store)', (backend, storeKind) => {
   let harness: Harness;
   let db: SqlRunner;
   let alice: Client;
   let admin: Client;
   let folder: string;
+  let s3: LocalS3 | null = null;
   let store: SegmentStore;
+  /** Tests that write files into the folder store behind its back. */
+  const folderOnly = (storeKind === 'folder' ? it : () => undefined) as typeof it;
 
   beforeAll(async () => {
     harness = await startHarness(backend);
@@ -46,10 +53,16 @@ describe.each(backends)('The archiver and archived reads (%s)', (backend) => {
     alice = await harness.client('alice');
     admin = await harness.client('root', { roles: ['admin'] });
     folder = await mkdtemp(join(tmpdir(), 'backscroll-archiver-'));
-    store = folderStore(folder);
+    if (storeKind === 's3') {
+      s3 = await startLocalS3();
+      store = s3Store(await s3.bucket('archiver'));
+    } else {
+      store = folderStore(folder);
+    }
   });
   afterAll(async () => {
     await harness.close();
+    await s3?.close();
     await rm(folder, { recursive: true, force: true });
   });
 
@@ -180,7 +193,7 @@ describe.each(backends)('The archiver and archived reads (%s)', (backend) => {
     expect(await storedKeys(store)).toEqual(await recordedKeys());
   });
 
-  it('removes a half-written file a crashed put left, and unrecorded objects only once older than the grace', async () => {
+  folderOnly('removes a half-written file a crashed put left, and unrecorded objects only once older than the grace', async () => {
     const conv = await agedConversation(10);
     await archive(conv.uuid, 0);
     const dir = join(folder, conv.uuid);
@@ -222,11 +235,17 @@ describe.each(backends)('The archiver and archived reads (%s)', (backend) => {
     await db.rows(sql`delete from archive_segments where conv_id = ${conv.uuid}`);
   });
 
-  it('fails a read of an archived body in a process with no archive, naming the segment', async () => {
+  it('fails a read of an archived body in a process with no archive, or when the store does not answer, naming the segment', async () => {
     const conv = await agedConversation(5);
     await archive(conv.uuid, 0);
     const [key] = (await storedKeys(store)).filter((k) => k.startsWith(conv.uuid));
     await expect(findMessageBodies(db, keysOf(conv.uuid, 1, 5), null)).rejects.toMatchObject({ code: 'ARCHIVE_UNAVAILABLE', problem: 'not-configured', segmentKey: key });
+    const down: SegmentStore = { ...store, get: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9')) };
+    await expect(findMessageBodies(db, keysOf(conv.uuid, 1, 5), createArchiveReader(down, 0))).rejects.toMatchObject({
+      code: 'ARCHIVE_UNAVAILABLE',
+      problem: 'unreachable',
+      message: expect.stringContaining('connect ECONNREFUSED'),
+    });
     // Warm bodies and index-only answers need no archive.
     expect(await findMessageBodies(db, [{ convId: conv.uuid, seq: 99 }], null)).toEqual([{ kind: 'missing' }]);
   });
