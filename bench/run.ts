@@ -4,12 +4,13 @@
  * table with the ratio of the full GraphQL path to the raw SQL floor
  * (pages, sends); then the retention purge (bench/purge.ts), live fan-out
  * over WebSocket (bench/fanout.ts) and search beside page reads
- * (bench/search.ts), and groups of 10 and 10,000 members (bench/groups.ts).
+ * (bench/search.ts), groups of 10 and 10,000 members (bench/groups.ts), and
+ * the newest page of a member who hid nearly everything (bench/hides.ts).
  * Every run also writes its figures to bench/results/<date>-<commit>.json;
  * `npm run bench:compare A B` sets two runs side by side.
  *
  *   npm run bench                          every section
- *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups
+ *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides
  *
  * BENCH_SECONDS (default 15) sets each run's length, BENCH_WORKERS (default
  * 2) the server's processes.
@@ -28,6 +29,7 @@ import { startServer } from '../src/server.ts';
 import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import { fanoutTable, measureFanout } from './fanout.ts';
 import { groupsTables, measureGroups } from './groups.ts';
+import { hidesTables, measureHides } from './hides.ts';
 import type { LoadResult } from './loadResult.ts';
 import { parseBenchArgs, type Section } from './options.ts';
 import { measurePurge, purgeTable } from './purge.ts';
@@ -225,6 +227,13 @@ async function runGroups(url: string): Promise<SectionResult> {
   return { tables: groupsTables(m, SECONDS), notes: [], measurements: m };
 }
 
+/** Hides: the newest page of a member who deleted 19,900 of 20,000 messages for themselves, and another's, before and after analyze. */
+async function runHides(): Promise<SectionResult> {
+  log('== hides: newest pages of a member who hid 19,900 of 20,000 messages and of another, before and after analyze');
+  const m = await measureHides(DATABASE_URL!, log);
+  return { tables: hidesTables(m), notes: [], measurements: m };
+}
+
 const run: BenchRun = {
   ...gitState(),
   date: new Date().toISOString(),
@@ -256,6 +265,7 @@ const runners: Record<Section, () => Promise<SectionResult>> = {
   fanout: () => runFanout(url),
   search: () => runSearch(url),
   groups: () => runGroups(url),
+  hides: () => runHides(),
 };
 try {
   log('warming up the server (3 s)...');

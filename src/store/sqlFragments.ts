@@ -11,7 +11,7 @@
  * Fragments are parts of statements built once (statement.ts): they take a
  * statement's placeholders, never values.
  */
-import { type AnyColumn, getTableColumns, type Placeholder, type SQL, type SQLChunk, sql } from 'drizzle-orm';
+import { type AnyColumn, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias, type PgTable } from 'drizzle-orm/pg-core';
 import { type conversations, type members, messageHideRanges, messages } from '../db/schema.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
@@ -146,33 +146,35 @@ export interface VisibleRun {
   limit: Operand;
 }
 
-/** Every column of `messages`, by name and SQL type: what a walk carries and answers. */
-const messageFields = Object.values(getTableColumns(messages)).map((column) => ({ name: sql.identifier(column.name), type: sql.raw(column.getSQLType()) }));
-const fieldList = (each: (field: (typeof messageFields)[number]) => SQLChunk) => sql.join(messageFields.map(each), sql`, `);
-const SEQ = sql.identifier(messages.seq.name);
 const NEXT = 'nx';
 const next = alias(messages, NEXT);
+const counted = alias(messages, 'ct');
 
 /**
  * The messages `viewerId` can see in `convId`, the `limit` nearest past
  * `start` in `order`: `visibleTo` as a walk, for scans. A subquery with the
  * columns of `messages` (alias it); rows in no set order.
  *
- * A recursive seek, one step per message or hidden range passed: each step
- * takes the next message past its position (one probe of the primary key,
- * `limit 1`) and answers it, unless it lies in the hidden range ahead
+ * A recursive walk over runs of seqs, each step costing a few index probes
+ * whatever lies between: it seeks the next stored message past its
+ * position (`limit 1`); if that message lies in the hidden range ahead
  * (carried from step to step, so ranges are probed only when one is
- * passed): then the walk jumps past that range and probes the next one. So
- * a walk costs the messages it answers plus the ranges it crosses, never
- * the rows hidden, cleared or expired, and every probe is an index-ordered
- * `limit 1`, a plan PostgreSQL takes with or without statistics. A range
- * scan filtered row by row read every hidden row instead (75 ms for a page
- * past 19,900 hidden messages), and without statistics PostgreSQL sorted
- * all 20,000 rows of a fresh conversation for one page (33-37 ms).
+ * passed), it jumps past the range; otherwise it takes the run from that
+ * message towards the range, at most as many seqs as the page still needs,
+ * and counts what is stored there. Seqs are unique, so a run's range scan
+ * reads at most that many rows whatever plan PostgreSQL picks, and every
+ * seek is an index-ordered `limit 1`: no plan here waits for statistics.
+ * The runs' messages are read once the walk is done. A page thus costs its
+ * size plus a few probes per range crossed or gap skipped, never the rows
+ * hidden, cleared or expired. A range scan filtered row by row read every
+ * hidden row instead (75 ms for a page past 19,900 hidden messages), and
+ * without statistics PostgreSQL sorted all 20,000 rows of a fresh
+ * conversation for one page (33-37 ms).
  */
 export function visibleRun(run: VisibleRun): SQL {
   const { convId, viewerId, floor } = run;
   const x = next;
+  const k = counted;
   const down = run.order === 'desc';
   const start = sql`${run.start}::int8`;
   // The start (exclusive) and the hidden range ahead of it. Going up, a
@@ -182,24 +184,39 @@ export function visibleRun(run: VisibleRun): SQL {
     : sql`select p.pos, ${rangeAbove(convId, viewerId, sql`p.pos`)} as ahead
         from (select greatest(${start}, ${floor}, coalesce(${rangeBelow(convId, viewerId, sql`greatest(${start}, ${floor})`, '<=')}[2], 0)) as pos offset 0) p`;
   const seek = down ? sql`${x.seq} < w.pos and ${x.seq} > ${floor} order by ${x.seq} desc` : sql`${x.seq} > w.pos order by ${x.seq}`;
-  // The message found lies in the range ahead, or past it where the range covers only gaps: either way, jump.
-  const jump = down ? sql`coalesce(n.${SEQ} <= w.hidden_to, false)` : sql`coalesce(n.${SEQ} >= w.hidden_from, false)`;
+  const wanted = sql`(${run.limit} - w.found)`;
+  // The message found lies in the range ahead, or past it where the range
+  // covers only gaps: either way, jump. Otherwise its run: from it towards
+  // the range, `wanted` seqs at most, both ends included.
+  const step = down
+    ? sql`select coalesce(n.seq <= w.hidden_to, false) as jump,
+          greatest(n.seq - ${wanted} + 1, w.hidden_to + 1, ${floor} + 1) as low, n.seq as high`
+    : sql`select coalesce(n.seq >= w.hidden_from, false) as jump,
+          n.seq as low, least(n.seq + ${wanted} - 1, w.hidden_from - 1) as high`;
   const jumpTo = down ? sql`w.hidden_from` : sql`w.hidden_to`;
   const rangeAfter = down ? rangeBelow(convId, viewerId, jumpTo, '<') : rangeAbove(convId, viewerId, jumpTo);
-  return sql`with recursive walk(pos, hidden_from, hidden_to, found, shown, ${fieldList((f) => f.name)}) as (
-      select f.pos, f.ahead[1], f.ahead[2], 0::int8, false, ${fieldList((f) => sql`null::${f.type}`)} from (${first} offset 0) f
+  const passed = down ? sql`j.low` : sql`j.high`;
+  return sql`with recursive walk(pos, hidden_from, hidden_to, found, low, high) as (
+      select f.pos, f.ahead[1], f.ahead[2], 0::int8, null::int8, null::int8 from (${first} offset 0) f
       union all
-      select case when j.jump then ${jumpTo} else n.${SEQ} end,
+      select case when j.jump then ${jumpTo} else ${passed} end,
         case when j.jump then j.ahead[1] else w.hidden_from end,
         case when j.jump then j.ahead[2] else w.hidden_to end,
-        w.found + case when j.jump then 0 else 1 end,
-        not j.jump, ${fieldList((f) => sql`n.${f.name}`)}
+        w.found + j.stored,
+        case when j.jump then null else j.low end,
+        case when j.jump then null else j.high end
       from walk w
-      cross join lateral (select ${sql.identifier(NEXT)}.* from ${messages} ${x} where ${x.convId} = ${convId} and ${seek} limit 1) n
-      -- offset 0: evaluated once per step, and the range probed only on a jump.
-      cross join lateral (select t.jump, case when t.jump then ${rangeAfter} end as ahead from (select ${jump} as jump) t offset 0) j
+      cross join lateral (select ${x.seq} as seq from ${messages} ${x} where ${x.convId} = ${convId} and ${seek} limit 1) n
+      -- offset 0: evaluated once per step; the range probed only on a jump, the run counted only when taken.
+      cross join lateral (select t.jump, t.low, t.high,
+          case when t.jump then ${rangeAfter} end as ahead,
+          case when t.jump then 0 else (select count(*) from ${messages} ${k}
+            where ${k.convId} = ${convId} and ${k.seq} between t.low and t.high) end as stored
+        from (${step}) t offset 0) j
       where w.found < ${run.limit})
-    select ${fieldList((f) => f.name)} from walk where shown`;
+    select r.* from walk w
+    cross join lateral (select ${sql.identifier(NEXT)}.* from ${messages} ${x}
+      where ${x.convId} = ${convId} and ${x.seq} between w.low and w.high offset 0) r`;
 }
 
 /** A timestamptz column as an ISO 8601 string in UTC with milliseconds, formatted by PostgreSQL. */

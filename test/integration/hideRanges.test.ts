@@ -83,7 +83,7 @@ describe.each(backends)('Hidden ranges (%s)', (backend) => {
       }
     }
     const visible = [...stored].filter((seq) => seq > floor && !hidden.has(seq)).sort((a, b) => a - b);
-    return { stored, hidden, visible };
+    return { stored, hidden, visible, floor };
   };
 
   it('keeps ranges disjoint, covering exactly the messages hidden, merged across what lies between only when nothing does', async () => {
@@ -118,7 +118,7 @@ describe.each(backends)('Hidden ranges (%s)', (backend) => {
         fc.integer({ min: 1, max: 6 }),
         async (steps, cursor, size) => {
           const convId = await conversation();
-          const { visible } = await play(convId, steps);
+          const { visible, floor } = await play(convId, steps);
           const page = async (window: Parameters<typeof scanPage>[4]) => {
             const scanned = await scanPage(db, 'bob', CLOCK, convId, window);
             if (scanned.kind !== 'page') throw new Error('bob is a member');
@@ -138,6 +138,13 @@ describe.each(backends)('Hidden ranges (%s)', (backend) => {
             seqs: above.slice(0, size + 1),
             behind: visible.some((seq) => seq <= cursor),
           });
+          // Just above the floor, where a walk down must stop.
+          for (const edge of [floor + 1, floor + 2]) {
+            expect(await page({ direction: 'backward', size, beforeSeq: edge })).toEqual({
+              seqs: visible.filter((seq) => seq < edge).slice(-(size + 1)).reverse(),
+              behind: visible.some((seq) => seq >= edge),
+            });
+          }
           const around = await scanAround(db, 'bob', CLOCK, convId, cursor, size, size);
           if (around.kind !== 'around') throw new Error('bob is a member');
           expect({ older: around.older.map((r) => r.seq), anchor: around.anchor?.seq ?? null, newer: around.newer.map((r) => r.seq) }).toEqual({
