@@ -15,7 +15,7 @@ import { KEEP_EVERYTHING } from '../../src/history/retention.ts';
 import { hideMessages } from '../../src/store/hides.ts';
 import { findVisibleMessages } from '../../src/store/messages.ts';
 import { findFirstVisibleAt, scanAround, scanPage } from '../../src/store/pages.ts';
-import { backends } from '../helpers/database.ts';
+import { backends, postgresOnly } from '../helpers/database.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 
 const MESSAGES = 40;
@@ -39,6 +39,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe.each(backends)('Hidden ranges (%s)', (backend) => {
+  const itOnPostgres = postgresOnly(backend);
   let harness: Harness;
   let db: SqlRunner;
 
@@ -108,6 +109,18 @@ describe.each(backends)('Hidden ranges (%s)', (backend) => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  itOnPostgres("merges one member's concurrent hides one after the other, into one range when they meet", async () => {
+    const convId = await conversation();
+    // Eight devices at once, each hiding every eighth message from a different start.
+    const calls = Array.from({ length: 8 }, (_, lane) =>
+      hideMessages(db, 'bob', CLOCK, Array.from({ length: MESSAGES / 8 }, (_, i) => ({ convId, seq: 1 + lane + 8 * i }))),
+    );
+    expect((await Promise.all(calls)).map((outcome) => outcome.kind === 'hidden' && outcome.newlyHidden)).toEqual(Array(8).fill(MESSAGES / 8));
+    expect(await db.rows(sql`select from_seq, to_seq from message_hide_ranges where conv_id = ${convId} and user_id = 'bob'`)).toEqual([
+      { from_seq: 1, to_seq: MESSAGES },
+    ]);
   });
 
   it('answers every read path as the rule filters the stored messages, through gaps, clears and hides', async () => {
