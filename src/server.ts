@@ -33,6 +33,7 @@ import { createServerMetrics } from './metrics/serverMetrics.ts';
 import { httpRefusesSubscriptions } from './graphql/httpRefusesSubscriptions.ts';
 import { createLiveEvents } from './graphql/liveEvents.ts';
 import { startEventHub } from './realtime/hub.ts';
+import { createPublisher } from './store/publisher.ts';
 import { createSocketLimit } from './realtime/socketLimit.ts';
 import { startSubscriptionServer } from './realtime/webSocketServer.ts';
 import { requestLog } from './graphql/requestLog.ts';
@@ -84,6 +85,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
     : ApolloServerPluginLandingPageDisabled();
   // Subscriptions are counted by the event hub, which starts after Apollo; a registry per server.
   let openSubscriptions = () => 0;
+  // Test only (test/postgres/lostPublication.test.ts): the process dies between a commit and its announcement.
+  const publisher = createPublisher(client, logger, { dieBeforePublish: process.env.BACKSCROLL_FAULT === 'die-before-publish' });
   const metrics = createServerMetrics({ pool: client.usage, openSubscriptions: () => openSubscriptions() });
   const limits = queryLimits(config);
   const trusted = trustedDocumentsGate(config);
@@ -129,7 +132,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
     authenticate,
-    makeContext: (auth, stats) => createContext(client, config, auth, stats),
+    makeContext: (auth, stats) => createContext(client, config, auth, stats, publisher),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
     onRefused: (refusal) => {
@@ -154,7 +157,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     schema,
     authenticate,
-    makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }), live, resync }),
+    makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }, publisher), live, resync }),
     limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens, maxCost: config.queryLimits.nodes },
     gate,
     limiter,
@@ -180,6 +183,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
       await subscriptions.close();
       sockets.close();
       await apollo.stop();
+      // What the last mutations committed is announced before the database closes.
+      await publisher.close();
       await hub.close();
     },
   };

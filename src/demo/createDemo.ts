@@ -12,6 +12,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { searchVector } from '../history/searchText.ts';
 import { createGroup, markRead, openDirect } from '../store/conversations.ts';
+import { UNPUBLISHED } from '../store/notify.ts';
 import { revokeMessage } from '../store/revokes.ts';
 import { sendMessage } from '../store/sends.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
@@ -96,15 +97,15 @@ export async function ensureDemo(
   let revoked = 0;
   for (const seq of DEMO_REVOKED_SEQS) {
     // The owner may revoke any message of the group at any time.
-    const outcome = await revokeMessage(db, owner, groupId, seq, revokeWindowSeconds, clock);
+    const outcome = await revokeMessage(db, UNPUBLISHED, owner, groupId, seq, revokeWindowSeconds, clock);
     if (outcome.kind === 'revoked') revoked += 1;
   }
   // The owner is a little behind, so the inbox shows unread messages.
-  await markRead(db, owner, groupId, DEMO_GROUP_MESSAGES - 12);
-  await markRead(db, other, groupId, DEMO_GROUP_MESSAGES);
+  await markRead(db, UNPUBLISHED, owner, groupId, DEMO_GROUP_MESSAGES - 12);
+  await markRead(db, UNPUBLISHED, other, groupId, DEMO_GROUP_MESSAGES);
   const directId = await openDirect(db, owner, other);
   for (const [i, message] of DEMO_DIRECT_MESSAGES.entries()) {
-    await sendMessage(db, message.sender, directId, `demo-direct-${i + 1}`, message.text);
+    await sendMessage(db, UNPUBLISHED, message.sender, directId, `demo-direct-${i + 1}`, message.text);
   }
   return { kind: 'created', groupId, directId, messages: DEMO_GROUP_MESSAGES + DEMO_DIRECT_MESSAGES.length, revoked };
 }

@@ -4,6 +4,7 @@
  */
 import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
+import type { Publisher } from '../store/notify.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
 import { createRunner, type SqlClient, type SqlRunner, type StatementTally } from '../db/runner.ts';
 import { withTimeBudget } from '../db/timeBudget.ts';
@@ -26,16 +27,18 @@ export interface RequestContext {
   retention: RetentionClock;
   /** Null when the request is not authenticated; resolvers go through `viewerOf`. */
   loaders: Loaders | null;
+  /** Where writes hand their live events once committed: the process's one publisher. */
+  publisher: Publisher;
   /** The operation as the gate read it (src/graphql/gate/): what the executor runs. Set once the gate admits it. */
   gate?: OperationAnalysis;
 }
 
 /** Builds the context of one request. */
-export function createContext(client: SqlClient, config: Config, auth: Authentication, stats: RequestStats): RequestContext {
+export function createContext(client: SqlClient, config: Config, auth: Authentication, stats: RequestStats, publisher: Publisher): RequestContext {
   const db = withTimeBudget(createRunner(client, stats), config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
-  return { auth, db, config, stats, retention, loaders };
+  return { auth, db, config, stats, retention, loaders, publisher };
 }
 
 /** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */

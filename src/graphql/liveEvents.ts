@@ -1,6 +1,7 @@
 /**
  * One subscription to a conversation's events: an async iterator fed by the
- * hub, yielding each notice as this subscriber sees it, in commit order.
+ * hub, yielding each notice as this subscriber sees it, in the order the hub
+ * delivers them (commit order; see src/realtime/liveSequence.ts).
  *
  * Every notice re-checks membership; a subscriber who is no longer a member
  * gets one final `FORBIDDEN` and the stream ends. Each event runs like a
@@ -24,8 +25,12 @@ import type { Notice } from '../store/notify.ts';
  * this layer knows only by this shape, so imports keep pointing down.
  */
 export interface NoticeSource {
-  /** Calls `listener` with every notice on `convId` until the returned function is called. */
-  listen(convId: string, listener: (notice: Notice) => void): () => void;
+  /**
+   * Calls `listener.notice` with every notice on `convId`, in commit order,
+   * until the returned function is called; `listener.missed` when events of
+   * `convId` were committed and never announced.
+   */
+  listen(convId: string, listener: { notice(notice: Notice): void; missed(reason: string): void }): () => void;
 }
 
 /** What a subscription yields: an event to resolve, or its end (the resolver throws `error`). */
@@ -35,10 +40,11 @@ export type LiveItem = { kind: 'event'; event: ConversationEventModel } | { kind
 export interface SubscriptionContext extends RequestContext {
   live: LiveEvents;
   /**
-   * Closes this client's socket with a retryable code: it fell behind and
-   * events were dropped. The client reconnects and fills the gap.
+   * Closes this client's socket with a retryable code: it fell `behind` and
+   * events were dropped, or events were `missed` (committed and never
+   * announced). The client reconnects and fills the gap.
    */
-  resync(reason: string): void;
+  resync(reason: string, cause: 'behind' | 'missed'): void;
 }
 
 /** Whether `context` came from the WebSocket server (only there can a subscription run). */
@@ -101,7 +107,14 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
     convId: string,
     private readonly viewerId: string,
   ) {
-    this.unlisten = hub.listen(convId, (notice) => this.receive(notice));
+    this.unlisten = hub.listen(convId, { notice: (notice) => this.receive(notice), missed: () => this.missed() });
+  }
+
+  /** The hub logged why; the client is told what to do. */
+  private missed(): void {
+    if (this.stopped) return;
+    this.stop();
+    this.context.resync('Live events of a conversation were missed; reconnect and fill the gap.', 'missed');
   }
 
   private receive(notice: Notice): void {
@@ -110,7 +123,7 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
     if (notice.kind === 'member' && notice.userId !== this.viewerId) return;
     if (++this.backlog > MAX_BACKLOG) {
       this.stop();
-      this.context.resync(`More than ${MAX_BACKLOG} events waited for this connection; reconnect and fill the gap.`);
+      this.context.resync(`More than ${MAX_BACKLOG} events waited for this connection; reconnect and fill the gap.`, 'behind');
       return;
     }
     const batch = this.batchOf(notice);

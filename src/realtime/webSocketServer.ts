@@ -19,8 +19,10 @@
  * - Errors are formatted as over HTTP: codes pass, anything unexpected is
  *   logged and answered `INTERNAL_SERVER_ERROR`.
  * - When events may have been missed (see hub.ts) sockets are closed with
- *   1012, and a socket that falls too far behind with 1013; graphql-ws
- *   clients reconnect on both and resubscribe.
+ *   1012 (every socket when the LISTEN connection was lost, the subscribers
+ *   of one conversation when its events were committed and never
+ *   announced), and a socket that falls too far behind with 1013;
+ *   graphql-ws clients reconnect on both and resubscribe.
  */
 import type { Server } from 'node:http';
 // graphql's CommonJS build by name: the instance graphql-ws and
@@ -69,8 +71,8 @@ export interface SubscriptionServerOptions {
   path: string;
   schema: GraphQLSchema;
   authenticate(header: string | undefined): Promise<Authentication>;
-  /** The context of one subscription by `auth`; `resync` closes its socket so the client reconnects. */
-  makeContext(auth: Authentication & { kind: 'user' }, resync: (reason: string) => void): SubscriptionContext;
+  /** The context of one subscription by `auth`; `resync` closes its socket (1013 `behind`, 1012 `missed`) so the client reconnects. */
+  makeContext(auth: Authentication & { kind: 'user' }, resync: (reason: string, cause: 'behind' | 'missed') => void): SubscriptionContext;
   /** `maxCost`: what the open subscriptions of one socket may cost per event, together. */
   limits: { validationRules: ValidationRule[]; maxTokens: number; maxCost: number };
   /** The operation gate every operation passes, HTTP or WebSocket. */
@@ -184,7 +186,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       // The operation the gate read, by its name (null: the document's only one).
       operationName: decision.analysis.operation.name?.value,
       variableValues: payload.variables ?? {},
-      contextValue: options.makeContext(auth, (reason) => close(extra.socket, CLOSE_BEHIND, reason)),
+      contextValue: options.makeContext(auth, (reason, cause) => close(extra.socket, cause === 'behind' ? CLOSE_BEHIND : CLOSE_RESYNC, reason)),
     };
   };
 

@@ -62,17 +62,29 @@ const record = statement<EntryValues>(
     )})
     select e.conv_id, b.base + row_number() over (partition by e.conv_id order by e.ord),
       e.kind, e.from_seq, e.to_seq, e.user_id, e.subject_id
-    from e join bumped b on b.id = e.conv_id`,
+    from e join bumped b on b.id = e.conv_id
+    returning ${conversationChanges.convId} as conv_id, ${conversationChanges.changeSeq} as change_seq,
+      ${conversationChanges.fromSeq} as from_seq, ${conversationChanges.toSeq} as to_seq`,
 );
+
+/** An entry as recorded: where it is and the number it got. */
+export interface RecordedChange {
+  convId: string;
+  changeSeq: number;
+  fromSeq: number;
+  toSeq: number;
+}
 
 /**
  * Records `entries` (any conversations) in one statement: bumps each
  * conversation's counter by its number of entries and numbers them in order.
- * Run it inside the transaction that makes the change.
+ * Run it inside the transaction that makes the change. Answers the entries
+ * recorded with their numbers, ascending (the live notices of revokes and
+ * purges carry them).
  */
-export async function recordChanges(tx: SqlRunner, entries: readonly ChangeEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await tx.rows(
+export async function recordChanges(tx: SqlRunner, entries: readonly ChangeEntry[]): Promise<RecordedChange[]> {
+  if (entries.length === 0) return [];
+  const rows = await tx.rows<{ conv_id: string; change_seq: number; from_seq: number; to_seq: number }>(
     record({
       convIds: entries.map((e) => e.convId),
       kinds: entries.map((e) => e.kind),
@@ -82,6 +94,9 @@ export async function recordChanges(tx: SqlRunner, entries: readonly ChangeEntry
       subjectIds: entries.map((e) => e.subjectId),
     }),
   );
+  return rows
+    .map((r) => ({ convId: r.conv_id, changeSeq: r.change_seq, fromSeq: r.from_seq, toSeq: r.to_seq }))
+    .sort((a, b) => a.changeSeq - b.changeSeq);
 }
 
 /** One entry as a viewer reads it. */

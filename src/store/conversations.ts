@@ -11,7 +11,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { inKeyOrder } from './batch.ts';
 import { recordChanges } from './changes.ts';
-import { notifyExpression } from './notify.ts';
+import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type ConversationRow, type RawConversationRow, toConversationRow } from './rows.ts';
 import {
@@ -151,17 +151,20 @@ const moveReadCursor = statement<{ viewerId: string; convId: string; seq: number
         where ${members.convId} = ${v.convId} and ${members.userId} = ${v.viewerId} and ${v.seq} <= (select max_seq from target)
         returning ${members.readSeq} as read_seq)
       select t.max_seq, (select read_seq from moved) as read_seq,
-        -- Announced only when the cursor moved forward.
-        (select ${notifyExpression({ convId: v.convId, kind: 'read', seq: sql`moved.read_seq`, toSeq: sql`moved.read_seq`, userId: v.viewerId })}
-          from moved where moved.read_seq > t.old_read_seq) as notified
+        coalesce((select read_seq from moved) > t.old_read_seq, false) as moved_forward
       from target t`,
 );
 
-/** Moves the member's read cursor forward to `seq` (never back), in one statement. */
-export async function markRead(db: SqlRunner, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
-  const rows = await db.rows<{ max_seq: number; read_seq: number | null }>(moveReadCursor({ viewerId, convId, seq }));
+/**
+ * Moves the member's read cursor forward to `seq` (never back), in one
+ * statement; a cursor that moved forward is handed to `publisher` once
+ * committed (one that stayed put is not announced).
+ */
+export async function markRead(db: SqlRunner, publisher: Publisher, viewerId: string, convId: string, seq: number): Promise<MarkReadOutcome> {
+  const rows = await db.rows<{ max_seq: number; read_seq: number | null; moved_forward: boolean }>(moveReadCursor({ viewerId, convId, seq }));
   const row = rows[0];
   if (row === undefined) return NOT_FOUND;
   if (row.read_seq === null) return { kind: 'beyond-max', maxSeq: row.max_seq };
+  if (row.moved_forward) publisher.publish([{ convId, kind: 'read', seq: row.read_seq, toSeq: row.read_seq, userId: viewerId, changeSeq: null }]);
   return { kind: 'ok', readSeq: row.read_seq };
 }

@@ -2,14 +2,15 @@
  * Removing messages for everyone: a group's retention policy, purging
  * messages (index, body, hides: their seqs become gaps), and erasing a
  * user's texts (the rows stay as `PurgedContent` placeholders). Each is one
- * transaction that also records its change-feed entries.
+ * transaction that also records its change-feed entries; a purge is
+ * announced live once it has committed.
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messageHides, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
-import { notifyAll } from './notify.ts';
+import type { Notice, Publisher } from './notify.ts';
 import { type ChangeEntry, recordChanges } from './changes.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
@@ -110,16 +111,19 @@ const purgeKeys = statement<KeyValues>(
 /**
  * Purges `keys` for everyone on behalf of `actorId`: all or nothing. Every
  * key must be a message the actor can read and the actor must own each
- * one's group; or the actor is an admin, who may purge any message.
+ * one's group; or the actor is an admin, who may purge any message. The
+ * purge (one notice per range) is handed to `publisher` once committed.
  */
 export async function purgeMessages(
   db: SqlRunner,
+  publisher: Publisher,
   actorId: string,
   admin: boolean,
   retention: RetentionClock,
   keys: readonly MessageKey[],
 ): Promise<PurgeOutcome> {
-  return db.transaction(async (tx): Promise<PurgeOutcome> => {
+  const notices: Notice[] = [];
+  const outcome = await db.transaction(async (tx): Promise<PurgeOutcome> => {
     // A member finds the messages they can read; an admin (moderation) any
     // message that exists, member or not.
     const bound = keyValues(keys);
@@ -137,10 +141,13 @@ export async function purgeMessages(
     const entries: ChangeEntry[] = [...seqsByConversation].flatMap(([convId, seqs]) =>
       seqRanges(convId, seqs).map((range) => ({ ...range, kind: 'purged' as const, userId: null, subjectId: null })),
     );
-    await recordChanges(tx, entries);
-    await notifyAll(tx, entries.map((e) => ({ convId: e.convId, kind: 'purged', seq: e.fromSeq, toSeq: e.toSeq, userId: null })));
+    for (const e of await recordChanges(tx, entries)) {
+      notices.push({ convId: e.convId, kind: 'purged', seq: e.fromSeq, toSeq: e.toSeq, userId: null, changeSeq: e.changeSeq });
+    }
     return { kind: 'purged', count: gone.length };
   });
+  if (outcome.kind === 'purged') publisher.publish(notices);
+  return outcome;
 }
 
 const erase = statement<{ userId: string }>(

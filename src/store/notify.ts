@@ -1,17 +1,23 @@
 /**
- * The NOTIFY side of live events: what a writer announces on the one
- * channel every server process LISTENs to, and the payload's format.
+ * The NOTIFY side of live events: what a write announces on the one channel
+ * every server process LISTENs to, and the payload's format.
  *
- * A payload names things by id only (conversation, kind, seqs, user): never
- * a message's text. Each subscriber loads what it may see through the
- * normal read path, so a notice can never show anyone more than a page
- * would. `pg_notify` runs inside the writing statement or transaction and is
- * delivered at commit, in commit order; a write that rolls back announces
- * nothing.
+ * A payload names things by id only (conversation, kind, seqs, user, change
+ * number): never a message's text. Each subscriber loads what it may see
+ * through the normal read path, so a notice can never show anyone more than
+ * a page would.
+ *
+ * Notices are published after the write commits, never inside it: a NOTIFY
+ * makes PostgreSQL serialise the commits of notifying transactions on one
+ * lock, fsync included, which capped sends at one commit at a time across
+ * every conversation. A write hands its notices to a `Publisher`
+ * (publisher.ts batches them onto the channel); one that rolls back hands
+ * over nothing. A notice lost between commit and publication is noticed by
+ * the hubs' audit (src/realtime/hub.ts), which compares what they were told
+ * with the database.
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
-import type { Operand } from './sqlFragments.ts';
 import { statement } from './statement.ts';
 
 /** The channel every server process listens on. */
@@ -24,7 +30,9 @@ export type NoticeKind = 'sent' | 'revoked' | 'purged' | 'read' | 'member';
  * One announced change. `sent`, `revoked`: the message at `seq` (`toSeq` =
  * `seq`). `purged`: `seq`..`toSeq`. `read`: `userId` moved their read cursor
  * to `seq`. `member`: `userId`'s membership changed; their subscriptions
- * re-check it (`seq` and `toSeq` are 0).
+ * re-check it (`seq` and `toSeq` are 0). `changeSeq`: the change-feed entry
+ * a `revoked` or `purged` notice announces (null for the other kinds), so a
+ * hub can tell which entries it was told of.
  */
 export interface Notice {
   convId: string;
@@ -32,7 +40,16 @@ export interface Notice {
   seq: number;
   toSeq: number;
   userId: string | null;
+  changeSeq: number | null;
 }
+
+/** Where a write hands its notices once it has committed; `publish` returns at once and never throws. */
+export interface Publisher {
+  publish(notices: readonly Notice[]): void;
+}
+
+/** The publisher of writes that no one can be subscribed to (the demo written before the server starts). */
+export const UNPUBLISHED: Publisher = { publish: () => undefined };
 
 /** A server process's liveness probe of its own LISTEN connection (see hub.ts). */
 export interface Ping {
@@ -42,51 +59,56 @@ export interface Ping {
 
 const KINDS = new Set<string>(['sent', 'revoked', 'purged', 'read', 'member']);
 
+/** PostgreSQL refuses a payload of 8,000 bytes or more (in its default build). */
+const MAX_PAYLOAD_BYTES = 7999;
+
+const compact = (n: Notice) => JSON.stringify({ c: n.convId, k: n.kind, s: n.seq, t: n.toSeq, u: n.userId, h: n.changeSeq });
+
 /**
- * The `pg_notify(...)` call announcing one notice, as an SQL expression
- * whose parts are the statement's placeholders or columns (a send knows its
- * seq only there), or constants. The payload is built by PostgreSQL from
- * these ids and nothing else.
+ * The payloads announcing `notices`, in order: JSON arrays of compact
+ * notices, each within PostgreSQL's payload limit (a notice is a few hundred
+ * bytes at most: ids and numbers).
  */
-export function notifyExpression(notice: {
-  convId: Operand;
-  kind: Operand | NoticeKind;
-  seq: Operand;
-  toSeq: Operand;
-  userId?: Operand | null;
-}): SQL {
-  const userId = notice.userId ?? null;
-  return sql`pg_notify(${EVENTS_CHANNEL}, json_build_object(
-    'c', ${notice.convId}::text, 'k', ${notice.kind}::text, 's', (${notice.seq})::int8, 't', (${notice.toSeq})::int8, 'u', ${userId}::text)::text)`;
+export function noticePayloads(notices: readonly Notice[]): string[] {
+  const payloads: string[] = [];
+  let items: string[] = [];
+  // The brackets, and a comma before every item but the first.
+  let bytes = 2;
+  for (const notice of notices) {
+    const item = compact(notice);
+    const size = Buffer.byteLength(item);
+    if (items.length > 0 && bytes + 1 + size > MAX_PAYLOAD_BYTES) {
+      payloads.push(`[${items.join(',')}]`);
+      items = [];
+      bytes = 2;
+    }
+    bytes += (items.length > 0 ? 1 : 0) + size;
+    items.push(item);
+  }
+  if (items.length > 0) payloads.push(`[${items.join(',')}]`);
+  return payloads;
 }
 
-const announceAll = statement<{ convIds: string[]; kinds: NoticeKind[]; seqs: number[]; toSeqs: number[]; userIds: (string | null)[] }>(
-  (v) => sql`select ${notifyExpression({ convId: sql`n.c`, kind: sql`n.k`, seq: sql`n.s`, toSeq: sql`n.t`, userId: sql`n.u` })}
-    from unnest(${v.convIds}::text[], ${v.kinds}::text[], ${v.seqs}::int8[], ${v.toSeqs}::int8[], ${v.userIds}::text[]) as n(c, k, s, t, u)`,
+const announceOne = statement<{ payload: string }>((v) => sql`select pg_notify(${EVENTS_CHANNEL}, ${v.payload})`);
+const announceAll = statement<{ payloads: string[] }>(
+  (v) => sql`select pg_notify(${EVENTS_CHANNEL}, p) from unnest(${v.payloads}::text[]) with ordinality as n(p, i) order by i`,
 );
 
-/** Announces `notices` in one statement (none: no statement); delivered when `db`'s transaction commits. */
-export async function notifyAll(db: SqlRunner, notices: readonly Notice[]): Promise<void> {
+/**
+ * Announces `notices` now, in one statement (none: no statement). Run it
+ * outside any write's transaction: it is a notifying commit of its own.
+ * Servers publish through publisher.ts, which batches; tests call this.
+ */
+export async function publishNow(db: SqlRunner, notices: readonly Notice[]): Promise<void> {
   if (notices.length === 0) return;
-  await db.rows(
-    announceAll({
-      convIds: notices.map((n) => n.convId),
-      kinds: notices.map((n) => n.kind),
-      seqs: notices.map((n) => n.seq),
-      toSeqs: notices.map((n) => n.toSeq),
-      userIds: notices.map((n) => n.userId),
-    }),
-  );
+  const payloads = noticePayloads(notices);
+  // One payload (the usual batch) needs no array to bind.
+  await db.rows(payloads.length === 1 ? announceOne({ payload: payloads[0]! }) : announceAll({ payloads }));
 }
 
-/**
- * Makes `userId`'s open subscriptions on `convId` re-check their membership
- * once `db`'s transaction commits; a subscriber who is no longer a member
- * sees the subscription end with `FORBIDDEN`. Call it from every write that
- * removes a member.
- */
-export async function notifyMembershipChanged(db: SqlRunner, convId: string, userId: string): Promise<void> {
-  await notifyAll(db, [{ convId, kind: 'member', seq: 0, toSeq: 0, userId }]);
+/** The notice that makes `userId`'s open subscriptions on `convId` re-check their membership. */
+export function membershipNotice(convId: string, userId: string): Notice {
+  return { convId, kind: 'member', seq: 0, toSeq: 0, userId, changeSeq: null };
 }
 
 /** The payload of a liveness probe. */
@@ -96,18 +118,29 @@ export function pingPayload(nonce: string): string {
 
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
-/** Reads a payload from the channel; null for anything that is not one of ours. */
-export function parseNotice(payload: string): Notice | Ping | null {
+/** One compact notice of a payload; null when it is not one. */
+function noticeOf(value: unknown): Notice | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { c, k, s, t, u, h } = value as Record<string, unknown>;
+  if (typeof c !== 'string' || typeof k !== 'string' || !KINDS.has(k) || !isCount(s) || !isCount(t)) return null;
+  if (u !== null && u !== undefined && typeof u !== 'string') return null;
+  if (h !== null && h !== undefined && !isCount(h)) return null;
+  return { convId: c.toLowerCase(), kind: k as NoticeKind, seq: s, toSeq: t, userId: u ?? null, changeSeq: h ?? null };
+}
+
+/** Reads a payload from the channel: its notices in order, or a probe; null for anything that is not one of ours. */
+export function parsePayload(payload: string): Notice[] | Ping | null {
   let value: unknown;
   try {
     value = JSON.parse(payload);
   } catch {
     return null;
   }
+  if (Array.isArray(value)) {
+    const notices = value.map(noticeOf);
+    return notices.length > 0 && notices.every((n) => n !== null) ? (notices as Notice[]) : null;
+  }
   if (typeof value !== 'object' || value === null) return null;
-  const { c, k, s, t, u, n } = value as Record<string, unknown>;
-  if (k === 'ping') return typeof n === 'string' ? { kind: 'ping', nonce: n } : null;
-  if (typeof c !== 'string' || typeof k !== 'string' || !KINDS.has(k) || !isCount(s) || !isCount(t)) return null;
-  if (u !== null && u !== undefined && typeof u !== 'string') return null;
-  return { convId: c.toLowerCase(), kind: k as NoticeKind, seq: s, toSeq: t, userId: u ?? null };
+  const { k, n } = value as Record<string, unknown>;
+  return k === 'ping' && typeof n === 'string' ? { kind: 'ping', nonce: n } : null;
 }

@@ -1,13 +1,14 @@
 /**
  * Revoking: the message becomes a placeholder for everyone and its text is
- * deleted in the same transaction, so no later read can serve it.
+ * deleted in the same transaction, so no later read can serve it. The revoke
+ * is announced once it has committed.
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
-import { notifyExpression } from './notify.ts';
+import type { Publisher } from './notify.ts';
 import { recordChanges } from './changes.ts';
 import { NOT_FOUND, type Forbidden, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
@@ -53,20 +54,23 @@ const revoke = statement<RevokeValues>(
           where ${messages.convId} = ${v.convId} and ${messages.seq} = ${v.seq}
           returning *),
         gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${r.convId} and ${b.seq} = ${r.seq})
-        select ${messageColumns(r)}, ${notifyExpression({ convId: r.convId, kind: 'revoked', seq: r.seq, toSeq: r.seq })} as notified
-        from ${r}`,
+        select ${messageColumns(r)} from ${r}`,
 );
 
-/** Revokes message `seq` of `convId` on behalf of `actorId`, if the rules allow. */
+/** What the revoke's transaction answers: a revoke carries its change-feed entry's number for the notice. */
+type Committed = Exclude<RevokeOutcome, { kind: 'revoked' }> | { kind: 'revoked'; message: MessageRow; changeSeq: number };
+
+/** Revokes message `seq` of `convId` on behalf of `actorId`, if the rules allow; a revoke is handed to `publisher` once committed. */
 export async function revokeMessage(
   db: SqlRunner,
+  publisher: Publisher,
   actorId: string,
   convId: string,
   seq: number,
   windowSeconds: number,
   retention: RetentionClock,
 ): Promise<RevokeOutcome> {
-  return db.transaction(async (tx): Promise<RevokeOutcome> => {
+  const outcome = await db.transaction(async (tx): Promise<Committed> => {
     const [found] = await tx.rows<MessageRow & { role: 'owner' | 'member'; kind: 'direct' | 'group'; created_ms: number; now_ms: number }>(
       lockForRevoke({ actorId, convId, seq, ...retentionValues(retention) }),
     );
@@ -87,7 +91,11 @@ export async function revokeMessage(
     }
     if (!decision.allowed) return { kind: 'forbidden', reason: decision.reason };
     const [updated] = await tx.rows<MessageRow>(revoke({ actorId, convId, seq }));
-    await recordChanges(tx, [{ convId, kind: 'revoked', fromSeq: seq, toSeq: seq, userId: null, subjectId: null }]);
-    return { kind: 'revoked', message: messageRowOf(updated!) };
+    const [entry] = await recordChanges(tx, [{ convId, kind: 'revoked', fromSeq: seq, toSeq: seq, userId: null, subjectId: null }]);
+    return { kind: 'revoked', message: messageRowOf(updated!), changeSeq: entry!.changeSeq };
   });
+  if (outcome.kind !== 'revoked') return outcome;
+  const { message, changeSeq } = outcome;
+  publisher.publish([{ convId: message.convId, kind: 'revoked', seq: message.seq, toSeq: message.seq, userId: null, changeSeq }]);
+  return { kind: 'revoked', message };
 }

@@ -2,14 +2,15 @@
  * Sending: one statement bumps the conversation's counter (under its row
  * lock), inserts the index row and the body. Because the seq is allocated in
  * the statement that stores the message, a send that fails leaves no hole,
- * and the row lock is held for a single round trip.
+ * and the row lock is held for a single round trip. The send is announced
+ * after it commits (notify.ts says why not inside).
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
-import { notifyExpression } from './notify.ts';
+import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { isUniqueViolation, type MessageRow, messageRowOf } from './rows.ts';
 import { bare, bareList, messageColumns } from './sqlFragments.ts';
@@ -52,17 +53,17 @@ const send = statement<{ convId: string; senderId: string; clientMsgId: string; 
         body as (
           insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
           select ${m.convId}, ${m.seq}, ${v.text}, ${v.searchTerms}::tsvector from ${m})
-        -- Announced at commit, ids only; a deduplicated retry rolls back and announces nothing.
-        select ${messageColumns(m)}, ${notifyExpression({ convId: m.convId, kind: 'sent', seq: m.seq, toSeq: m.seq })} as notified
-        from ${m}`,
+        select ${messageColumns(m)} from ${m}`,
 );
 
 /**
  * Stores a message from `senderId`, or returns the one already stored under
- * the same `clientMsgId` (a retry). Text must already be validated.
+ * the same `clientMsgId` (a retry). Text must already be validated. A stored
+ * message is handed to `publisher` once committed; a retry announces nothing.
  */
 export async function sendMessage(
   db: SqlRunner,
+  publisher: Publisher,
   senderId: string,
   convId: string,
   clientMsgId: string,
@@ -81,5 +82,7 @@ export async function sendMessage(
   }
   const row = rows[0];
   if (row === undefined) return NOT_FOUND;
-  return { kind: 'stored', message: messageRowOf(row) };
+  const message = messageRowOf(row);
+  publisher.publish([{ convId: message.convId, kind: 'sent', seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null }]);
+  return { kind: 'stored', message };
 }

@@ -10,7 +10,7 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createRunner } from '../../src/db/runner.ts';
 import { conversationGlobalId } from '../../src/history/globalId.ts';
-import { EVENTS_CHANNEL, notifyMembershipChanged } from '../../src/store/notify.ts';
+import { EVENTS_CHANNEL, membershipNotice, publishNow } from '../../src/store/notify.ts';
 import { backends, postgresOnly } from '../helpers/database.ts';
 import { type Client, codes, type Harness, startHarness, TEST_SECRET } from '../helpers/harness.ts';
 import { type LiveClient, liveClient, type LiveSubscription, untilLive } from '../helpers/liveClient.ts';
@@ -199,7 +199,7 @@ describe.each(backends)('Subscriptions over WebSocket (%s)', (backend) => {
       await takeThrough(events, (await send(alice, group.id, 'both live')).seq);
       await takeThrough(others, events.received.at(-1)!.data.conversationEvents.seq);
       await harness.database.db.execute(sql`delete from members where conv_id = ${group.uuid} and user_id = 'bob'`);
-      await notifyMembershipChanged(createRunner(harness.database.client), group.uuid, 'bob');
+      await publishNow(createRunner(harness.database.client), [membershipNotice(group.uuid, 'bob')]);
       expect(await events.next()).toEqual({
         data: null,
         errors: [{ message: expect.any(String), locations: [{ line: 2, column: 3 }], path: ['conversationEvents'], extensions: { code: 'FORBIDDEN' } }],
@@ -313,9 +313,9 @@ describe.each(backends)('Subscriptions over WebSocket (%s)', (backend) => {
         await alice.gql(MARK_READ, { conversationId: group.id, seq: sent.seq });
         await vi.waitFor(
           () =>
-            expect(payloads.filter((p) => p.includes(group.uuid)).map((p) => JSON.parse(p))).toEqual([
-              { c: group.uuid, k: 'sent', s: sent.seq, t: sent.seq, u: null },
-              { c: group.uuid, k: 'read', s: sent.seq, t: sent.seq, u: 'alice' },
+            expect(payloads.flatMap((p) => JSON.parse(p)).filter((n: { c?: string }) => n.c === group.uuid)).toEqual([
+              { c: group.uuid, k: 'sent', s: sent.seq, t: sent.seq, u: null, h: null },
+              { c: group.uuid, k: 'read', s: sent.seq, t: sent.seq, u: 'alice', h: null },
             ]),
           { timeout: 5000 },
         );

@@ -10,7 +10,7 @@ import {
   removeMember,
   setHistoryVisibility,
 } from '../../store/members.ts';
-import { notifyMembershipChanged } from '../../store/notify.ts';
+import { membershipNotice } from '../../store/notify.ts';
 import { cutExtraRow } from '../../history/pageSlice.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
@@ -19,6 +19,12 @@ import type { KeysetPage } from '../models.ts';
 import { checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
 import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, freshConversation } from './lookups.ts';
+
+/**
+ * The hook removeMember and leaveConversation run inside their transaction:
+ * nothing, since the membership notice is published after the commit.
+ */
+const NOTHING_MORE = async (): Promise<void> => undefined;
 
 
 /** The error for a refused membership change on conversation `id`. */
@@ -88,10 +94,11 @@ export const membershipMutations: Pick<
     const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
     checkUserId('userId', input.userId);
-    // Their open subscriptions re-check membership at commit and end with FORBIDDEN.
-    const outcome = await removeMember(context.db, viewerId, convId, input.userId, (tx) => notifyMembershipChanged(tx, convId, input.userId));
+    const outcome = await removeMember(context.db, viewerId, convId, input.userId, NOTHING_MORE);
     switch (outcome.kind) {
       case 'removed':
+        // Once committed: their open subscriptions re-check membership and end with FORBIDDEN.
+        context.publisher.publish([membershipNotice(convId, input.userId)]);
         return { conversation: await freshConversation(loaders, convId) };
       case 'self':
         throw badUserInput('An owner cannot remove themselves; use `leaveConversation`.', 'userId');
@@ -105,9 +112,10 @@ export const membershipMutations: Pick<
   leaveConversation: async (_root, { input }, context) => {
     const { viewerId } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
-    const outcome = await leaveConversation(context.db, viewerId, convId, (tx) => notifyMembershipChanged(tx, convId, viewerId));
+    const outcome = await leaveConversation(context.db, viewerId, convId, NOTHING_MORE);
     if (outcome.kind === 'not-found') throw conversationNotFound(input.conversationId);
     if (outcome.kind === 'direct') throw badUserInput('A direct conversation cannot be left.', 'conversationId');
+    context.publisher.publish([membershipNotice(convId, viewerId)]);
     return { conversationId: input.conversationId };
   },
 

@@ -68,7 +68,7 @@ export const Mutation: MutationResolvers = {
     }
     const problem = textProblem(input.text);
     if (problem !== null) throw badUserInput(problem, 'text');
-    const outcome = await sendMessage(context.db, viewerId, convId, input.clientMsgId, input.text);
+    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text);
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
@@ -93,7 +93,7 @@ export const Mutation: MutationResolvers = {
   revokeMessage: async (_root, { input }, context) => {
     const { viewerId } = viewerOf(context);
     const key = messageKeyOf(input.messageId);
-    const outcome = await revokeMessage(context.db, viewerId, key.convId, key.seq, context.config.revokeWindowSeconds, context.retention);
+    const outcome = await revokeMessage(context.db, context.publisher, viewerId, key.convId, key.seq, context.config.revokeWindowSeconds, context.retention);
     switch (outcome.kind) {
       case 'revoked':
       case 'already-revoked':
@@ -133,7 +133,7 @@ export const Mutation: MutationResolvers = {
   markRead: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
-    const outcome = await markRead(context.db, viewerId, convId, input.seq);
+    const outcome = await markRead(context.db, context.publisher, viewerId, convId, input.seq);
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
@@ -157,7 +157,7 @@ export const Mutation: MutationResolvers = {
   purgeMessages: async (_root, { input }, context) => {
     const { viewerId, admin } = viewerOf(context);
     const keys = messageKeysOf('messageIds', input.messageIds, MAX_PURGE_IDS);
-    const outcome = await purgeMessages(context.db, viewerId, admin, context.retention, keys);
+    const outcome = await purgeMessages(context.db, context.publisher, viewerId, admin, context.retention, keys);
     switch (outcome.kind) {
       case 'purged':
         return { purgedCount: outcome.count };
