@@ -231,18 +231,26 @@ async function migrate(): Promise<void> {
   await handle.close();
 }
 
-async function purge(): Promise<void> {
-  const config = loadConfig();
-  if (config.databaseUrl !== null) await ensureMigrated(config);
-  // PGlite does not stop a second process from opening its folder, and two writing at once corrupt it.
+/**
+ * Stops a maintenance command on a PGlite folder a server has open: PGlite
+ * does not stop a second process from opening its folder, and two writing at
+ * once corrupt it. `instead` names the setting that runs the job inside the server.
+ */
+function refuseOpenPgliteFolder(config: Config, instead: string): void {
   const pidFile = resolve(config.dataDir, 'pglite', 'postmaster.pid');
   if (config.databaseUrl === null && existsSync(pidFile)) {
     fail(
       `the PGlite data folder ${resolve(config.dataDir)} is open in another process (probably \`backscroll serve\`; ${pidFile} exists), ` +
-        'and PGlite serves one process at a time. Stop that process first, or set PURGE_INTERVAL_SECONDS to purge inside the server. ' +
+        `and PGlite serves one process at a time. Stop that process first, or set ${instead} inside the server. ` +
         'If no process has the folder open (one was killed), delete that file.',
     );
   }
+}
+
+async function purge(): Promise<void> {
+  const config = loadConfig();
+  if (config.databaseUrl !== null) await ensureMigrated(config);
+  refuseOpenPgliteFolder(config, 'PURGE_INTERVAL_SECONDS to purge');
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);
   const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -293,14 +301,7 @@ async function archive(args: string[]): Promise<void> {
   if (Number.isNaN(keepNewest)) fail(`--keep-newest takes a whole number of messages from 0 to 999999999, got "${keepNewestText}".`);
   const config = loadConfig();
   if (config.databaseUrl !== null) await ensureMigrated(config);
-  const pidFile = resolve(config.dataDir, 'pglite', 'postmaster.pid');
-  if (config.databaseUrl === null && existsSync(pidFile)) {
-    fail(
-      `the PGlite data folder ${resolve(config.dataDir)} is open in another process (probably \`backscroll serve\`; ${pidFile} exists), ` +
-        'and PGlite serves one process at a time. Stop that process first, or set ARCHIVE_INTERVAL_SECONDS to archive inside the server. ' +
-        'If no process has the folder open (one was killed), delete that file.',
-    );
-  }
+  refuseOpenPgliteFolder(config, 'ARCHIVE_INTERVAL_SECONDS to archive');
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const count = (n: number) => n.toLocaleString('en');
   const options = { olderThanMs: age?.ms, keepNewest };
