@@ -21,8 +21,8 @@
  *
  *   node --import tsx bench/groups.ts load <operation> <size> <round> <url> <connections> <seconds>   (one load process)
  */
+import { runGraphQLLoad } from './graphqlLoad.ts';
 import { spawn } from 'node:child_process';
-import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { signToken } from '../src/auth/tokens.ts';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.ts';
@@ -161,36 +161,16 @@ async function loadProcess(operation: Operation, size: number, round: number, ur
   // Signed ahead: autocannon's setupRequest is synchronous.
   const tokens = new Map<number, string>();
   for (let k = 0; k < ACTORS; k++) tokens.set(k, await signToken(process.env.JWT_SECRET!, memberId(size, k), 3600));
-  let failures = 0;
-  let firstFailure: string | null = null;
-  const result = await autocannon({
+  const out = await runGraphQLLoad({
     url,
     connections,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => {
-          const next = nextRequest(operation, size, round, group.id);
-          return { ...request, body: next.body, headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.get(next.k)}` } };
-        },
-        onResponse: (status, text) => {
-          if (status !== 200 || text.includes('"errors"')) {
-            failures += 1;
-            firstFailure ??= `${status} ${text.slice(0, 300)}`;
-          }
-        },
-      },
-    ],
+    seconds,
+    label: `groups ${operation} (${size})`,
+    next: () => {
+      const next = nextRequest(operation, size, round, group.id);
+      return { body: next.body, token: tokens.get(next.k)! };
+    },
   });
-  if (firstFailure) process.stderr.write(`groups ${operation} (${size}): first failure: ${firstFailure}\n`);
-  const out: LoadResult = {
-    requests: result.requests.total,
-    perSecond: result.requests.total / seconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    failures: failures + result.errors + result.timeouts,
-  };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 

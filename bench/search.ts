@@ -11,8 +11,8 @@
  *   node --import tsx bench/search.ts <url>                        (a running server with JWT_SECRET)
  *   node --import tsx bench/search.ts load <search|page> <url> <connections> <seconds>   (one load process)
  */
+import { runGraphQLLoad } from './graphqlLoad.ts';
 import { spawn } from 'node:child_process';
-import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { signToken } from '../src/auth/tokens.ts';
 import { openDatabase } from '../src/db/client.ts';
@@ -51,33 +51,7 @@ function body(kind: 'search' | 'page'): string {
 /** One load process: autocannon as the search user, one JSON LoadResult line. */
 async function loadProcess(kind: 'search' | 'page', url: string, connections: number, seconds: number): Promise<void> {
   const token = await signToken(process.env.JWT_SECRET!, SEARCH_BENCH_USER, 3600);
-  let failures = 0;
-  let firstFailure: string | null = null;
-  const result = await autocannon({
-    url,
-    connections,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (request) => ({ ...request, body: body(kind), headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }),
-        onResponse: (status, text) => {
-          if (status !== 200 || text.includes('"errors"')) {
-            failures += 1;
-            firstFailure ??= `${status} ${text.slice(0, 300)}`;
-          }
-        },
-      },
-    ],
-  });
-  if (firstFailure) process.stderr.write(`first failure: ${firstFailure}\n`);
-  const out: LoadResult = {
-    requests: result.requests.total,
-    perSecond: result.requests.total / seconds,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    failures: failures + result.errors + result.timeouts,
-  };
+  const out = await runGraphQLLoad({ url, connections, seconds, next: () => ({ body: body(kind), token }) });
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
