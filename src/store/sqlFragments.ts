@@ -4,8 +4,9 @@
  * statement, or is a compile error. The visibility rule is written here
  * once, over one floor and one set of hidden ranges: as the predicate for
  * rows looked at one by one (`visibleTo`: anchors, lookups by key, search
- * hits, the inbox, revokes) and as the walk pages scan with (`visibleRun`:
- * pages, their far-side flags, jumps to a time), so a rule added here
+ * hits, revokes) and as the walk scans go by (`visibleRun`: pages, their
+ * far-side flags, jumps to a time, the inbox's last message and unread
+ * count), so a rule added here
  * (retention, say) reaches every path at once.
  *
  * Fragments are parts of statements built once (statement.ts): they take a
@@ -144,6 +145,11 @@ export interface VisibleRun {
   order: 'asc' | 'desc';
   /** The most messages to answer. */
   limit: Operand;
+  /**
+   * Answer (and count towards `limit`) only messages not sent by this user,
+   * as an unread count wants them; unset, every message the viewer can see.
+   */
+  notSentBy?: Operand;
 }
 
 const NEXT = 'nx';
@@ -196,6 +202,9 @@ export function visibleRun(run: VisibleRun): SQL {
   const jumpTo = down ? sql`w.hidden_from` : sql`w.hidden_to`;
   const rangeAfter = down ? rangeBelow(convId, viewerId, jumpTo, '<') : rangeAbove(convId, viewerId, jumpTo);
   const passed = down ? sql`j.low` : sql`j.high`;
+  // A run spans at most `wanted` seqs, so counting only others' messages in
+  // it still never overshoots the limit; the user's own cost their rows.
+  const counts = (row: Aliased<typeof messages>) => (run.notSentBy === undefined ? sql`` : sql` and ${row.senderId} <> ${run.notSentBy}`);
   return sql`with recursive walk(pos, hidden_from, hidden_to, found, low, high) as (
       select f.pos, f.ahead[1], f.ahead[2], 0::int8, null::int8, null::int8 from (${first} offset 0) f
       union all
@@ -211,12 +220,12 @@ export function visibleRun(run: VisibleRun): SQL {
       cross join lateral (select t.jump, t.low, t.high,
           case when t.jump then ${rangeAfter} end as ahead,
           case when t.jump then 0 else (select count(*) from ${messages} ${k}
-            where ${k.convId} = ${convId} and ${k.seq} between t.low and t.high) end as stored
+            where ${k.convId} = ${convId} and ${k.seq} between t.low and t.high${counts(k)}) end as stored
         from (${step}) t offset 0) j
       where w.found < ${run.limit})
     select r.* from walk w
     cross join lateral (select ${sql.identifier(NEXT)}.* from ${messages} ${x}
-      where ${x.convId} = ${convId} and ${x.seq} between w.low and w.high offset 0) r`;
+      where ${x.convId} = ${convId} and ${x.seq} between w.low and w.high${counts(x)} offset 0) r`;
 }
 
 /** A timestamptz column as an ISO 8601 string in UTC with milliseconds, formatted by PostgreSQL. */
