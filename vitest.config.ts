@@ -11,6 +11,11 @@ if (!browserTests) {
 }
 
 export default defineConfig({
+  // One graphql module for our code and Apollo's alike, as under Node: vite
+  // would give our files graphql's ESM build (index.mjs) while Apollo loads
+  // the CommonJS one, and errors made by one fail the other's `instanceof`
+  // (Apollo then rewraps them and drops their `path`).
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
     // test/postgres/ holds what only a PostgreSQL server can show (outages,

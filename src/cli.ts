@@ -127,7 +127,7 @@ async function serve(args: string[]): Promise<void> {
     return;
   }
   // Archived bodies are read through this process's cache of decoded segments.
-  setProcessArchive(createArchiveReader(openSegmentStore(config.archive.store, config.dataDir), config.archive.cacheBytes));
+  setProcessArchive(createArchiveReader(openSegmentStore(config.archive.store, config.dataDir), config.archive.cacheBytes, config.archive.readTimeoutMs));
   const logger = createLogger(config.logLevel);
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);

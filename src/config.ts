@@ -49,6 +49,8 @@ export interface ArchiveSettings {
   store: SegmentStoreSettings;
   /** Decoded segments kept in memory per process, in bytes (ARCHIVE_CACHE_MB). */
   cacheBytes: number;
+  /** How long a read waits for a segment that is not cached (ARCHIVE_READ_TIMEOUT_MS); past it a page is cut short. */
+  readTimeoutMs: number;
 }
 
 /** Everything the server can be configured with. */
@@ -175,6 +177,7 @@ export const SETTINGS = [
   { name: 'AWS_ACCESS_KEY_ID', default: null, meaning: "S3 credentials, with AWS_SECRET_ACCESS_KEY; unset: the AWS SDK's own chain" },
   { name: 'AWS_SECRET_ACCESS_KEY', default: null, meaning: 'the secret of AWS_ACCESS_KEY_ID' },
   { name: 'ARCHIVE_CACHE_MB', default: '64', meaning: 'decoded archive segments kept in memory per process, in MB' },
+  { name: 'ARCHIVE_READ_TIMEOUT_MS', default: '800', meaning: 'how long a read waits for an archive segment; past it the page is cut short' },
 ] as const satisfies readonly Setting[];
 
 /** The name of a setting in `SETTINGS`. */
@@ -274,6 +277,7 @@ export function readConfig(env: Env): ConfigResult {
       intervalSeconds: optionalInteger('ARCHIVE_INTERVAL_SECONDS', 7 * 24 * 3600),
       store: { kind: 'folder', dir: null },
       cacheBytes: integer('ARCHIVE_CACHE_MB', 64, 0, 1_000_000) * 1024 * 1024,
+      readTimeoutMs: integer('ARCHIVE_READ_TIMEOUT_MS', 800, 1, 600_000),
     },
   };
   config.archive.store = segmentStore(env, problems);

@@ -2,7 +2,9 @@
  * Reading archived bodies: a segment fetched from its store, checked
  * against what `archive_segments` recorded, decoded, and kept in an
  * in-process cache sized by decoded bytes (ARCHIVE_CACHE_MB). Concurrent
- * reads of one segment share one fetch.
+ * reads of one segment share one fetch. A read waits for a fetch at most
+ * ARCHIVE_READ_TIMEOUT_MS: past it the read fails with `timeout` while the
+ * fetch goes on and fills the cache, so asking again soon finds it there.
  */
 import { LRUCache } from 'lru-cache';
 import { decodeSegment, type SegmentEntry } from './segment.ts';
@@ -19,7 +21,7 @@ export interface SegmentRef {
 }
 
 /** Why an archived body could not be read. */
-export type ArchiveProblem = 'missing' | 'corrupt' | 'unreachable' | 'not-configured';
+export type ArchiveProblem = 'missing' | 'corrupt' | 'unreachable' | 'not-configured' | 'timeout';
 
 /**
  * An archived body could not be read: its segment is not in the store,
@@ -56,8 +58,23 @@ function decodedSize(entries: readonly SegmentEntry[]): number {
   return size;
 }
 
-/** A reader of `store` keeping up to `cacheBytes` of decoded segments (0: none). */
-export function createArchiveReader(store: SegmentStore, cacheBytes: number): ArchiveReader {
+/** ARCHIVE_READ_TIMEOUT_MS's default: how long a read waits for a segment that is not cached. */
+const DEFAULT_ARCHIVE_READ_TIMEOUT_MS = 800;
+
+/** `fetch`, or a `timeout` failure once `ms` have passed; the fetch itself is not abandoned. */
+function withDeadline(fetch: Promise<SegmentTexts>, ms: number, key: string): Promise<SegmentTexts> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ArchiveUnavailableError(key, 'timeout', `the archive did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([fetch, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A reader of `store` keeping up to `cacheBytes` of decoded segments (0:
+ * none), whose reads wait at most `readTimeoutMs` for a fetch.
+ */
+export function createArchiveReader(store: SegmentStore, cacheBytes: number, readTimeoutMs = DEFAULT_ARCHIVE_READ_TIMEOUT_MS): ArchiveReader {
   const cache = cacheBytes > 0 ? new LRUCache<string, { texts: SegmentTexts; size: number }>({ maxSize: cacheBytes, sizeCalculation: (v) => v.size }) : null;
   const inFlight = new Map<string, Promise<SegmentTexts>>();
   const stats = { hits: 0, fetches: 0 };
@@ -93,9 +110,11 @@ export function createArchiveReader(store: SegmentStore, cacheBytes: number): Ar
       let pending = inFlight.get(ref.key);
       if (pending === undefined) {
         pending = fetchTexts(ref).finally(() => inFlight.delete(ref.key));
+        // A fetch every reader gave up on still ends in the cache; its failure is theirs to report, not the process's.
+        pending.catch(() => {});
         inFlight.set(ref.key, pending);
       }
-      return pending;
+      return withDeadline(pending, readTimeoutMs, ref.key);
     },
   };
 }

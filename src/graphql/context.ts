@@ -2,6 +2,7 @@
  * The per-request context: who is asking, the loaders bound to them, and the
  * request's statistics (statements and loader batches) for tests and metrics.
  */
+import type { GraphQLError } from 'graphql';
 import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Publisher } from '../store/notify.ts';
@@ -29,6 +30,12 @@ export interface RequestContext {
   loaders: Loaders | null;
   /** Where writes hand their live events once committed: the process's one publisher. */
   publisher: Publisher;
+  /**
+   * Errors fields report beside the data they still answer (a page cut
+   * short by an unreadable archive segment); the executor adds them to the
+   * response's `errors`.
+   */
+  partialErrors: GraphQLError[];
   /** The operation as the gate read it (src/graphql/gate/): what the executor runs. Set once the gate admits it. */
   gate?: OperationAnalysis;
 }
@@ -38,7 +45,7 @@ export function createContext(client: SqlClient, config: Config, auth: Authentic
   const db = withTimeBudget(createRunner(client, stats), config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
-  return { auth, db, config, stats, retention, loaders, publisher };
+  return { auth, db, config, stats, retention, loaders, publisher, partialErrors: [] };
 }
 
 /** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */

@@ -3,6 +3,7 @@
  * it, not on the message) and, where one argument is at fault, its name.
  */
 import { GraphQLError } from 'graphql';
+import type { ArchiveProblem } from '../archive/reader.ts';
 
 /**
  * The input is wrong: names the argument and says what would be right;
@@ -26,6 +27,20 @@ export function notFound(message: string, reason?: string): GraphQLError {
 /** The viewer may read the thing but not do this to it. */
 export function forbidden(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'FORBIDDEN' } });
+}
+
+/**
+ * Archived messages could not be read: their segment is missing, corrupt or
+ * unreachable, or did not arrive within ARCHIVE_READ_TIMEOUT_MS (`reason`
+ * says which, e.g. `TIMEOUT`). Nothing is shown in their place; asking
+ * again may succeed. Where the segment lives stays in the server's log.
+ */
+export function archiveUnavailable(problem: ArchiveProblem, path?: readonly (string | number)[]): GraphQLError {
+  const why = problem === 'timeout' ? 'did not arrive in time' : 'cannot be read right now';
+  return new GraphQLError(`Archived messages ${why}; they are left out rather than shown wrong. Try again shortly.`, {
+    path,
+    extensions: { code: 'ARCHIVE_UNAVAILABLE', reason: problem.toUpperCase().replace('-', '_') },
+  });
 }
 
 /** No valid token; `status` 401 is applied by Apollo and removed from the body. */

@@ -23,6 +23,8 @@ const CLIENT_CODES = new Set([
   'QUERY_NOT_IN_SAFELIST',
   'QUERY_TOO_COMPLEX',
   'RATE_LIMITED',
+  // Archived messages that could not be read (errors.ts archiveUnavailable).
+  'ARCHIVE_UNAVAILABLE',
 ]);
 
 /**

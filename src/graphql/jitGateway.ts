@@ -42,7 +42,8 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     if (result.data === undefined && result.errors) {
       return { errors: result.errors.map(asBadUserInput) };
     }
-    if (result.errors) return { ...result, errors: result.errors.map(withExtensions) };
+    const partial = (request.context as RequestContext).partialErrors ?? [];
+    if (result.errors || partial.length > 0) return { ...result, errors: [...(result.errors ?? []).map(withExtensions), ...partial] };
     return result;
   };
   return {

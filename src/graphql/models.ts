@@ -2,6 +2,7 @@
  * What each GraphQL object type resolves from (codegen's `mappers`): the
  * store's rows, plus the few shapes that exist only in the API.
  */
+import type { PageCut } from '../history/pageCut.ts';
 import type { PageSlice } from '../history/pageSlice.ts';
 import type { SeqRange } from '../history/pageSpan.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
@@ -42,6 +43,8 @@ export interface ConnectionModel {
   span: SeqRange | null;
   /** The change-feed position read in the page's snapshot. */
   changeSeq: number;
+  /** Where the page was cut short because archived bodies could not be read, and why; null when it was not. */
+  cut: { at: PageCut; reason: 'ARCHIVE_TIMEOUT' | 'ARCHIVE_UNAVAILABLE' } | null;
 }
 /** Where a page sits; every connection computes its own. */
 export interface PageInfoModel {

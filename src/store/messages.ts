@@ -73,7 +73,9 @@ export type MessageBody =
   | { kind: 'text'; text: string }
   | { kind: 'revoked'; revokedAt: string; revokedBy: string }
   | { kind: 'erased'; erasedAt: string }
-  | { kind: 'missing' };
+  | { kind: 'missing' }
+  /** Archived, and its segment could not be read (in time, or at all). */
+  | { kind: 'unavailable'; error: ArchiveUnavailableError };
 
 /** A message's index row and body as `findMessageBodies` reads them. */
 interface BodyRow extends Pick<MessageRow, 'convId' | 'seq' | 'revokedAt' | 'revokedBy'> {
@@ -120,8 +122,9 @@ const bodies = statement<KeyValues>(
  * see. One statement reads the index rows, warm bodies and, for archived
  * bodies, their segments' records; each segment needed is then read once
  * through `archive` (its cache first). The index row's revoke and erasure
- * win over a segment, which keeps the text as it was archived. Throws
- * `ArchiveUnavailableError` when an archived body cannot be read.
+ * win over a segment, which keeps the text as it was archived. A body whose
+ * segment cannot be read is `unavailable`, and the others are still read:
+ * a page decides what to show of a partly readable archive.
  */
 export async function findMessageBodies(
   db: SqlRunner,
@@ -135,14 +138,17 @@ export async function findMessageBodies(
     if (row === null) return { kind: 'missing' };
     if (row.revokedAt !== null) return { kind: 'revoked', revokedAt: row.revokedAt, revokedBy: row.revokedBy ?? '' };
     if (row.erasedAt !== null) return { kind: 'erased', erasedAt: row.erasedAt };
-    const text = row.text ?? (row.segmentKey === null ? undefined : segments.get(row.segmentKey)?.get(row.seq));
-    if (text === undefined) return { kind: 'missing' };
-    return { kind: 'text', text };
+    if (row.text !== null) return { kind: 'text', text: row.text };
+    if (row.segmentKey === null) return { kind: 'missing' };
+    const segment = segments.get(row.segmentKey);
+    if (segment instanceof ArchiveUnavailableError) return { kind: 'unavailable', error: segment };
+    const text = segment?.get(row.seq);
+    return text === undefined ? { kind: 'missing' } : { kind: 'text', text };
   });
 }
 
-/** The texts of every segment `rows` point at, each read once, all at once. */
-async function readSegments(rows: readonly BodyRow[], archive: ArchiveReader | null): Promise<Map<string, SegmentTexts>> {
+/** The texts of every segment `rows` point at, each read once, all at once, or why one could not be read. */
+async function readSegments(rows: readonly BodyRow[], archive: ArchiveReader | null): Promise<Map<string, SegmentTexts | ArchiveUnavailableError>> {
   const refs = new Map<string, SegmentRef>();
   for (const row of rows) {
     if (row.segmentKey === null || refs.has(row.segmentKey)) continue;
@@ -156,10 +162,16 @@ async function readSegments(rows: readonly BodyRow[], archive: ArchiveReader | n
     });
   }
   if (refs.size === 0) return new Map();
-  if (archive === null) {
-    const [key] = refs.keys();
-    throw new ArchiveUnavailableError(key!, 'not-configured', 'this process has no archive store configured');
-  }
-  const read = await Promise.all([...refs.values()].map(async (ref) => [ref.key, await archive.texts(ref)] as const));
+  const read = await Promise.all(
+    [...refs.values()].map(async (ref): Promise<readonly [string, SegmentTexts | ArchiveUnavailableError]> => {
+      if (archive === null) return [ref.key, new ArchiveUnavailableError(ref.key, 'not-configured', 'this process has no archive store configured')] as const;
+      try {
+        return [ref.key, await archive.texts(ref)] as const;
+      } catch (error) {
+        if (error instanceof ArchiveUnavailableError) return [ref.key, error] as const;
+        throw error;
+      }
+    }),
+  );
   return new Map(read);
 }

@@ -8,7 +8,7 @@
  */
 import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members, messages } from '../db/schema.ts';
+import { archiveSegments, conversations, members, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
@@ -21,6 +21,8 @@ interface PageSnapshot {
   latestSeq: number;
   /** The change-feed position (`conversations.change_seq`). */
   changeSeq: number;
+  /** The highest seq whose body may be in the archive (0: none is): rows above it are warm. */
+  archivedThroughSeq: number;
 }
 
 /** A keyset page as scanned: rows in scan order, up to `size + 1`. */
@@ -42,7 +44,7 @@ export interface ScannedAround extends PageSnapshot {
 }
 
 /** A row of a page statement: the snapshot, and a scanned message unless the page is empty. */
-type PageStatementRow = Partial<MessageRow> & { latest_seq: number; change_seq: number; behind_exists: boolean; side?: string };
+type PageStatementRow = Partial<MessageRow> & { latest_seq: number; change_seq: number; archived_through: number; behind_exists: boolean; side?: string };
 
 /** What every page statement binds: who reads which conversation, when. */
 interface PageValues extends RetentionValues {
@@ -54,6 +56,7 @@ const m = alias(messages, 'm');
 const e = alias(messages, 'e');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
+const a = alias(archiveSegments, 'a');
 
 /** The member row's visible floor (clear watermark and retention), as the scan and the flag see it. */
 const FLOOR = sql.raw('mb.floor_seq');
@@ -61,16 +64,21 @@ const FLOOR = sql.raw('mb.floor_seq');
 const WALKED = sql.identifier('m');
 
 /**
- * The member row (with `max_seq`, the change-feed position, the visible
- * floor and the far-side flag), then a lateral scan of the page. `offset 0`
+ * The member row (with `max_seq`, the change-feed position, the end of the
+ * conversation's archive, the visible floor and the far-side flag), then a
+ * lateral scan of the page. Segments are disjoint and numbered by their
+ * first seq, so the last one's `to_seq` is where the archive ends: one
+ * index probe, and pages of warm messages know they need no segment. `offset 0`
  * keeps each subquery from being flattened, so the floor and the flag are
  * computed once per request, not once per scanned row. The scan and the
  * flag refer to the member row as `mb` (its `conv_id` is `mb.convId`).
  */
 function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL): SQL {
-  return sql`select mb.latest_seq, mb.change_seq, mb.behind_exists, p.*
+  return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, p.*
     from (select mb.*, ${behind} as behind_exists
-          from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v)} as floor_seq
+          from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v)} as floor_seq,
+                       coalesce((select ${a.toSeq} from ${archiveSegments} ${a} where ${a.convId} = ${mb.convId}
+                                 order by ${a.fromSeq} desc limit 1), 0) as archived_through
                 from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
                 where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
                 offset 0) mb
@@ -135,6 +143,7 @@ export async function scanPage(
     kind: 'page',
     latestSeq: first.latest_seq,
     changeSeq: first.change_seq,
+    archivedThroughSeq: Number(first.archived_through),
     behindExists: first.behind_exists,
     scanned: rows.filter((r) => r.seq != null).map((r) => messageRowOf(r as MessageRow)),
   };
@@ -175,7 +184,12 @@ export async function scanAround(
   // union all keeps each branch's rows together but not their order: sort here.
   const older = of('older').sort((a, b) => b.seq - a.seq);
   const newer = of('newer').sort((a, b) => a.seq - b.seq);
-  return { kind: 'around', latestSeq: first.latest_seq, changeSeq: first.change_seq, older, anchor: of('anchor')[0] ?? null, newer };
+  return {
+    kind: 'around',
+    latestSeq: first.latest_seq,
+    changeSeq: first.change_seq,
+    archivedThroughSeq: Number(first.archived_through),
+    older, anchor: of('anchor')[0] ?? null, newer };
 }
 
 /** Where `findFirstVisibleAt` landed. */

@@ -495,6 +495,16 @@ export type MessageConnection = {
    * the page: "what changed since I loaded this page" is one call.
    */
   changesCursor: Scalars['String']['output'];
+  /**
+   * Null unless this page holds less than it was asked for because part of it
+   * is archived and could not be read. What it holds is still exact and
+   * contiguous from the side it was asked from (the newest end, the cursor, or
+   * the anchor); the flag of the cut side is true, and `startSeq`/`endSeq` and
+   * `gaps` stop at the cut, so paging on from the cut side's cursor (`before:
+   * startCursor`, `after: endCursor`) asks again for exactly what was left out.
+   * Nothing is ever shown in place of a message that could not be read.
+   */
+  cutShort?: Maybe<PageCutShort>;
   /** The messages of this page, oldest first. */
   edges: Array<MessageEdge>;
   /**
@@ -808,6 +818,29 @@ export type OpenDirectConversationPayload = {
   /** The direct conversation, new or existing. */
   conversation: Conversation;
 };
+
+/** Why a page was cut short (`MessageConnection.cutShort`). */
+export type PageCutShort = {
+  __typename?: 'PageCutShort';
+  /** What happened, for people. */
+  message: Scalars['String']['output'];
+  reason: PageCutShortReason;
+};
+
+/** Why a page was cut short. */
+export type PageCutShortReason =
+  /**
+   * Archived messages did not arrive within the server's deadline
+   * (ARCHIVE_READ_TIMEOUT_MS). They are still being fetched: asking again
+   * shortly usually finds them cached.
+   */
+  | 'ARCHIVE_TIMEOUT'
+  /**
+   * Archived messages are in a segment that is missing, corrupt or
+   * unreachable. The response also carries an error with `extensions.code`
+   * `ARCHIVE_UNAVAILABLE` at this field's path.
+   */
+  | 'ARCHIVE_UNAVAILABLE';
 
 /** Where a page sits in the history. */
 export type PageInfo = {
@@ -1331,6 +1364,8 @@ export type ResolversTypes = {
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OpenDirectConversationPayload: ResolverTypeWrapper<ConversationPayloadModel>;
+  PageCutShort: ResolverTypeWrapper<PageCutShort>;
+  PageCutShortReason: PageCutShortReason;
   PageInfo: ResolverTypeWrapper<PageInfoModel>;
   PublishAnnouncementInput: PublishAnnouncementInput;
   PublishAnnouncementPayload: ResolverTypeWrapper<PublishAnnouncementPayloadModel>;
@@ -1403,6 +1438,7 @@ export type ResolversParentTypes = {
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OpenDirectConversationPayload: ConversationPayloadModel;
+  PageCutShort: PageCutShort;
   PageInfo: PageInfoModel;
   PublishAnnouncementInput: PublishAnnouncementInput;
   PublishAnnouncementPayload: PublishAnnouncementPayloadModel;
@@ -1576,6 +1612,7 @@ export type MessageChangeResolvers<ContextType = RequestContext, ParentType exte
 export type MessageConnectionResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['MessageConnection'] = ResolversParentTypes['MessageConnection']> = {
   anchorFound?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   changesCursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  cutShort?: Resolver<Maybe<ResolversTypes['PageCutShort']>, ParentType, ContextType>;
   edges?: Resolver<Array<ResolversTypes['MessageEdge']>, ParentType, ContextType>;
   endSeq?: Resolver<Maybe<ResolversTypes['Seq']>, ParentType, ContextType>;
   gaps?: Resolver<Array<ResolversTypes['SeqRange']>, ParentType, ContextType>;
@@ -1629,6 +1666,11 @@ export type NodeResolvers<ContextType = RequestContext, ParentType extends Resol
 
 export type OpenDirectConversationPayloadResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['OpenDirectConversationPayload'] = ResolversParentTypes['OpenDirectConversationPayload']> = {
   conversation?: Resolver<ResolversTypes['Conversation'], ParentType, ContextType>;
+};
+
+export type PageCutShortResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['PageCutShort'] = ResolversParentTypes['PageCutShort']> = {
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['PageCutShortReason'], ParentType, ContextType>;
 };
 
 export type PageInfoResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
@@ -1764,6 +1806,7 @@ export type Resolvers<ContextType = RequestContext> = {
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   OpenDirectConversationPayload?: OpenDirectConversationPayloadResolvers<ContextType>;
+  PageCutShort?: PageCutShortResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   PublishAnnouncementPayload?: PublishAnnouncementPayloadResolvers<ContextType>;
   PurgeMessagesPayload?: PurgeMessagesPayloadResolvers<ContextType>;

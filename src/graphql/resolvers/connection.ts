@@ -18,6 +18,16 @@ export const MessageConnection: MessageConnectionResolvers = {
   changesCursor: (connection) => encodeChangeCursor(connection.convId, connection.changeSeq),
   latestSeq: (connection) => connection.latestSeq,
   anchorFound: (connection) => connection.anchor?.found ?? null,
+  cutShort: (connection) =>
+    connection.cut === null
+      ? null
+      : {
+          reason: connection.cut.reason,
+          message:
+            connection.cut.reason === 'ARCHIVE_TIMEOUT'
+              ? 'Archived messages did not arrive in time; page on from the cut side to get them.'
+              : 'Archived messages cannot be read right now; they are left out, and paging on from the cut side asks for them again.',
+        },
 };
 
 export const MessageEdge: MessageEdgeResolvers = {
@@ -26,7 +36,8 @@ export const MessageEdge: MessageEdgeResolvers = {
 };
 
 /**
- * An empty page has no edge cursors, but it still has a position: a jump's
+ * An empty page has no edge cursors, but it still has a position: where it
+ * was cut short (just past the message left out, on that side), a jump's
  * anchor, or the cursor it was asked from. Both its cursors point there, so
  * paging on from it is exact and a client's stored cursor is never replaced
  * by null (Apollo's relayStylePagination stores what the page says).
@@ -35,6 +46,9 @@ function edgeCursor(connection: ConnectionModel, end: 'first' | 'last'): string 
   const rows = connection.slice.rows;
   const row = end === 'first' ? rows[0] : rows.at(-1);
   if (row !== undefined) return encodeCursor(row.convId, row.seq);
+  const cut = connection.cut?.at;
+  if (end === 'first' && cut?.older != null) return encodeCursor(connection.convId, cut.older + 1);
+  if (end === 'last' && cut?.newer != null) return encodeCursor(connection.convId, cut.newer - 1);
   const position = connection.anchor?.seq ?? connection.requestSeq;
   return position === null ? null : encodeCursor(connection.convId, position);
 }

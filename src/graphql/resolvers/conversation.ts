@@ -1,6 +1,8 @@
 /** `Conversation`: its fields, its ways into the history, and its change feed. */
+import type { GraphQLResolveInfo } from 'graphql';
 import { decodeChangeCursor, decodeCursor } from '../../history/cursor.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
+import { spanWithinCut } from '../../history/pageCut.ts';
 import { cutExtraRow, sliceAround, slicePage } from '../../history/pageSlice.ts';
 import { pageSpan } from '../../history/pageSpan.ts';
 import { aroundCount, aroundSides, pageWindow } from '../../history/pageWindow.ts';
@@ -10,6 +12,7 @@ import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
+import { readArchivedBodies } from './archivedPage.ts';
 import { keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
 import type { RequestContext } from '../context.ts';
@@ -42,6 +45,7 @@ function changeCursorSeq(convId: string, cursor: string | null | undefined): num
  */
 async function aroundConnection(
   context: RequestContext,
+  info: GraphQLResolveInfo,
   viewerId: string,
   convId: string,
   anchorSeq: number,
@@ -50,7 +54,11 @@ async function aroundConnection(
 ): Promise<ConnectionModel & { latestSeq: number }> {
   const scanned = await scanAround(context.db, viewerId, context.retention, convId, anchorSeq, before, after);
   if (scanned.kind === 'not-found') throw gone(convId);
-  const slice = sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer);
+  const { slice, cut } = await readArchivedBodies(context, info, {
+    slice: sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer),
+    archivedThroughSeq: scanned.archivedThroughSeq,
+    keep: { kind: 'around', anchorSeq },
+  });
   return {
     convId,
     slice,
@@ -58,13 +66,17 @@ async function aroundConnection(
     changeSeq: scanned.changeSeq,
     anchor: { seq: anchorSeq, found: scanned.anchor !== null },
     requestSeq: null,
-    span: pageSpan({
-      seqs: slice.rows.map((r) => r.seq),
-      hasPreviousPage: slice.hasPreviousPage,
-      hasNextPage: slice.hasNextPage,
-      latestSeq: scanned.latestSeq,
-      from: { kind: 'around', anchorSeq },
-    }),
+    cut,
+    span: spanWithinCut(
+      pageSpan({
+        seqs: slice.rows.map((r) => r.seq),
+        hasPreviousPage: slice.hasPreviousPage,
+        hasNextPage: slice.hasNextPage,
+        latestSeq: scanned.latestSeq,
+        from: { kind: 'around', anchorSeq },
+      }),
+      cut?.at ?? null,
+    ),
   };
 }
 
@@ -76,6 +88,7 @@ async function aroundConnection(
  */
 async function jumpToMessage(
   context: RequestContext,
+  info: GraphQLResolveInfo,
   convId: string,
   messageId: string,
   before: number,
@@ -84,7 +97,7 @@ async function jumpToMessage(
   const anchor = messageKeyOf(messageId);
   const notHere = () => notFound(`Message ${echo(messageId)} is not a message of this conversation.`);
   if (anchor.convId !== convId) throw notHere();
-  const connection = await aroundConnection(context, viewerOf(context).viewerId, convId, anchor.seq, before, after);
+  const connection = await aroundConnection(context, info, viewerOf(context).viewerId, convId, anchor.seq, before, after);
   // A seq never allocated is not a message of this conversation.
   if (anchor.seq > connection.latestSeq) throw notHere();
   return connection;
@@ -112,13 +125,13 @@ export const Conversation: ConversationResolvers = {
     return { ...effectivePolicy(context.config.retention, found.ownRetention), expiredThroughSeq: found.expiredThroughSeq };
   },
 
-  messages: async (conversation, args, context) => {
+  messages: async (conversation, args, context, info) => {
     const { viewerId } = viewerOf(context);
     // A jump, unless a cursor says where to page from (see the schema).
     if (args.around != null && args.after == null && args.before == null) {
       const sides = aroundSides(args.first, args.last);
       if (!sides.ok) throw badUserInput(sides.problem.message, sides.problem.argumentName);
-      return jumpToMessage(context, conversation.id, args.around, sides.older, sides.newer);
+      return jumpToMessage(context, info, conversation.id, args.around, sides.older, sides.newer);
     }
     const result = pageWindow({
       first: args.first,
@@ -130,7 +143,11 @@ export const Conversation: ConversationResolvers = {
     const { window } = result;
     const scanned = await scanPage(context.db, viewerId, context.retention, conversation.id, window);
     if (scanned.kind === 'not-found') throw gone(conversation.id);
-    const slice = slicePage(window, scanned.scanned, scanned.behindExists);
+    const { slice, cut } = await readArchivedBodies(context, info, {
+      slice: slicePage(window, scanned.scanned, scanned.behindExists),
+      archivedThroughSeq: scanned.archivedThroughSeq,
+      keep: { kind: window.direction === 'forward' ? 'oldest' : 'newest' },
+    });
     return {
       convId: conversation.id,
       slice,
@@ -138,22 +155,26 @@ export const Conversation: ConversationResolvers = {
       changeSeq: scanned.changeSeq,
       anchor: null,
       requestSeq: window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq,
-      span: pageSpan({
-        seqs: slice.rows.map((r) => r.seq),
-        hasPreviousPage: slice.hasPreviousPage,
-        hasNextPage: slice.hasNextPage,
-        latestSeq: scanned.latestSeq,
-        from: window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
-      }),
+      cut,
+      span: spanWithinCut(
+        pageSpan({
+          seqs: slice.rows.map((r) => r.seq),
+          hasPreviousPage: slice.hasPreviousPage,
+          hasNextPage: slice.hasNextPage,
+          latestSeq: scanned.latestSeq,
+          from: window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
+        }),
+        cut?.at ?? null,
+      ),
     };
   },
 
-  messagesAround: async (conversation, args, context) => {
+  messagesAround: async (conversation, args, context, info) => {
     const { before, after } = aroundCounts(args);
-    return jumpToMessage(context, conversation.id, args.messageId, before, after);
+    return jumpToMessage(context, info, conversation.id, args.messageId, before, after);
   },
 
-  messagesAt: async (conversation, args, context) => {
+  messagesAt: async (conversation, args, context, info) => {
     const { viewerId } = viewerOf(context);
     const { before, after } = aroundCounts(args);
     const found = await findFirstVisibleAt(context.db, viewerId, context.retention, conversation.id, args.time);
@@ -161,7 +182,7 @@ export const Conversation: ConversationResolvers = {
     // Nothing at or after `time`: centre on the position after the newest
     // message, which is the newest page, with `anchorFound` false.
     const anchorSeq = found.seq ?? found.latestSeq + 1;
-    return aroundConnection(context, viewerId, conversation.id, anchorSeq, before, after);
+    return aroundConnection(context, info, viewerId, conversation.id, anchorSeq, before, after);
   },
 
   changes: async (conversation, args, context) => {

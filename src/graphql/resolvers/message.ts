@@ -1,7 +1,7 @@
 /** `Message` and what it shows. */
 import { messageGlobalId } from '../../history/globalId.ts';
 import { viewerOf } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { archiveUnavailable, notFound } from '../errors.ts';
 import { conversationRow } from './lookups.ts';
 import type { MessageContentResolvers, MessageResolvers, RevokedContentResolvers } from '../generated/resolvers.ts';
 
@@ -27,6 +27,8 @@ export const Message: MessageResolvers = {
         return { __typename: 'PurgedContent', purgedAt: body.erasedAt };
       case 'missing':
         throw notFound('The message was deleted while this page was being read.');
+      case 'unavailable':
+        throw archiveUnavailable(body.error.problem);
     }
   },
   readCount: (message, _args, context) => viewerOf(context).loaders.readCount.load({ convId: message.convId, seq: message.seq }),
