@@ -937,7 +937,9 @@ export type Query = {
    * deleted for you, not revoked, erased or expired. Pages are full:
    * `pageInfo.hasNextPage` says whether older hits follow; pass
    * `pageInfo.endCursor` as `after`, with the same `query` and
-   * `conversationId`.
+   * `conversationId`. Messages whose bodies have moved to the server's cold
+   * archive (old history, past ARCHIVE_AFTER_DAYS) are not searched; pages,
+   * jumps and `messagesAt` still reach them.
    */
   search: MessageSearchConnection;
   /** You: the user named by the token's `sub` claim, with your inbox and announcements. */
