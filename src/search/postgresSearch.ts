@@ -39,7 +39,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import type { SearchPosition } from '../history/searchCursor.ts';
 import { QUERY_KEY_MARK, SEARCH_KEY_BYTES } from '../history/searchText.ts';
 import { type MessageRow, messageRowOf } from '../store/rows.ts';
-import { messageColumns, type RetentionValues, retentionValues, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
+import { hiddenFrom, messageColumns, type RetentionValues, retentionValues, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
 import { type Slots, statement } from '../store/statement.ts';
 import { NOT_FOUND } from '../store/outcome.ts';
 import type { SearchBackend, SearchOutcome, SearchRequest } from './backend.ts';
@@ -132,7 +132,9 @@ function searchStatement(v: Slots<SearchValues>, narrowed: boolean, paged: boole
           order by found.seq desc
           offset 0) found
         join ${messages} ${m} on ${m.convId} = found.conv_id and ${m.seq} = found.seq
-        where ${visible}
+        -- Above the floor already; the hide is tested on the match itself, so
+        -- a hidden match costs a probe of the ranges, not of messages too.
+        where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(sql`found.conv_id`, v.viewerId, sql`found.seq`)}
         order by found.seq desc
         limit ${v.limit}) h
       where s.window_low > s.floor_seq
