@@ -3,10 +3,15 @@
  * messages (index, body, hides: their seqs become gaps), and erasing a
  * user's texts (the rows stay as `PurgedContent` placeholders). Each is one
  * transaction that also records its change-feed entries; a purge is
- * announced live once it has committed.
+ * announced live once it has committed. Archived texts follow: the record
+ * of a segment left with no live message goes in the same transaction
+ * (archive/emptySegments.ts), and the archiver's next run deletes its
+ * object and rewrites the segments that still hold purged or erased texts
+ * among live ones (archive/rewrite.ts).
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { dropEmptySegments } from '../archive/emptySegments.ts';
 import { conversations, members, messageBodies, messageHides, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
@@ -138,9 +143,9 @@ export async function purgeMessages(
     const gone = await tx.rows<{ conv_id: string; seq: number }>(purgeKeys(bound));
     const seqsByConversation = new Map<string, number[]>();
     for (const r of gone) seqsByConversation.set(r.conv_id, [...(seqsByConversation.get(r.conv_id) ?? []), r.seq]);
-    const entries: ChangeEntry[] = [...seqsByConversation].flatMap(([convId, seqs]) =>
-      seqRanges(convId, seqs).map((range) => ({ ...range, kind: 'purged' as const, userId: null, subjectId: null })),
-    );
+    const ranges = [...seqsByConversation].flatMap(([convId, seqs]) => seqRanges(convId, seqs));
+    await dropEmptySegments(tx, ranges);
+    const entries: ChangeEntry[] = ranges.map((range) => ({ ...range, kind: 'purged' as const, userId: null, subjectId: null }));
     for (const e of await recordChanges(tx, entries)) {
       notices.push({ convId: e.convId, kind: 'purged', seq: e.fromSeq, toSeq: e.toSeq, userId: null, changeSeq: e.changeSeq });
     }
@@ -162,11 +167,15 @@ const erase = statement<{ userId: string }>(
 /**
  * Erases the text of every message `userId` sent, in every conversation:
  * bodies deleted, rows marked `erased_at` (so seqs stay dense), one `erased`
- * entry per conversation. Revoked messages have no text left and are skipped.
+ * entry per conversation, and the records of archive segments left with no
+ * live message. Revoked messages have no text left to serve and are skipped.
+ * Archived texts leave the store at the archiver's next run, which rewrites
+ * every segment holding an erased or revoked text (archive/rewrite.ts).
  */
 export async function eraseUser(db: SqlRunner, userId: string): Promise<number> {
   return db.transaction(async (tx) => {
     const erased = await tx.rows<{ conv_id: string; from_seq: number; to_seq: number; n: number }>(erase({ userId }));
+    await dropEmptySegments(tx, erased.map((r) => ({ convId: r.conv_id, fromSeq: r.from_seq, toSeq: r.to_seq })));
     await recordChanges(
       tx,
       erased.map((r) => ({ convId: r.conv_id, kind: 'erased' as const, fromSeq: r.from_seq, toSeq: r.to_seq, userId: null, subjectId: userId })),

@@ -10,10 +10,16 @@
  * Retention records no change-feed entries: clients learn the cut-off from
  * `goneThroughSeq`, which moved when the messages expired, not when they
  * were deleted.
+ *
+ * Archived messages go the same way: their index rows here, and the record
+ * of each archive segment left with no live message in the same batch
+ * (archive/emptySegments.ts); its object, and segments only partly expired,
+ * are the archiver's next run's (archive/rewrite.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { dropEmptySegments } from '../archive/emptySegments.ts';
 import { conversations, messageBodies, messageHideRanges, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
@@ -188,9 +194,10 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
 
 /**
  * One transaction: the lowest `batchSize` seqs above `after` and at or below
- * the cut-off, with their bodies and every hidden range wholly at or below
+ * the cut-off, with their bodies, every hidden range wholly at or below
  * the batch's top (all of whose messages are now gone; a range reaching
- * above it stays whole, its expired part hiding nothing). The cut-off is
+ * above it stays whole, its expired part hiding nothing) and the records of
+ * archive segments left with no live message. The cut-off is
  * taken again, capped by the scan's: an owner who lengthened the policy
  * since the scan brought those messages back into view, and they must stay.
  */
@@ -206,6 +213,7 @@ async function deleteBatch(
     const [row] = await tx.rows<{ through: number | null; found: number; top: number | null; messages: number; hides: number }>(
       batch({ ...retentionValues(clock), convId, through, after, batchSize }),
     );
+    if (row!.top !== null) await dropEmptySegments(tx, [{ convId, fromSeq: after + 1, toSeq: row!.top }]);
     return row!;
   });
 }
