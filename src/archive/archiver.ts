@@ -47,7 +47,7 @@ const FIRST_ID = '00000000-0000-0000-0000-000000000000';
 /** Default grace before an unrecorded object counts as abandoned. */
 const ORPHAN_GRACE_MS = 10 * 60_000;
 /** An archiver that took longer than this from writing an object to recording it skips it: a cleanup may be about to delete it. */
-const UNRECORDED_LIMIT_MS = 60_000;
+export const UNRECORDED_LIMIT_MS = 60_000;
 /** Store keys compared with `archive_segments` per statement during cleanup. */
 const CLEANUP_CHUNK = 500;
 
@@ -172,7 +172,7 @@ async function archiveConversation(
     const segment = await encodeWithin(convId, entries, limits);
     const { fromSeq, toSeq, count } = segment.header;
     await options.fault?.('read', { convId, fromSeq, toSeq, key: null });
-    const key = `${convId}/${fromSeq}-${toSeq}-${randomBytes(8).toString('hex')}.seg`;
+    const key = segmentKey(convId, fromSeq, toSeq);
     const where = { convId, fromSeq, toSeq, key };
     await store.put(key, segment.bytes);
     const writtenAt = performance.now();
@@ -245,6 +245,15 @@ async function record(db: SqlRunner, segment: SegmentRecord, options: ArchiveOpt
     if (error instanceof BodiesChanged) return false;
     throw error;
   }
+}
+
+/**
+ * A new object's key: conversation/from-to-id.seg, never used before. Every
+ * segment object is named so (rewrites too), since the cleanup below goes
+ * by this shape and the seq range it names.
+ */
+export function segmentKey(convId: string, fromSeq: number, toSeq: number): string {
+  return `${convId}/${fromSeq}-${toSeq}-${randomBytes(8).toString('hex')}.seg`;
 }
 
 /** A key as the archiver writes it (conversation/from-to-id.seg), or a file a crashed folder-store put left beside one. */

@@ -1,18 +1,25 @@
 /**
  * One archiver run as `backscroll archive` and the server's schedule
- * (ARCHIVE_INTERVAL_SECONDS) run it: the server's settings, or one run's
- * overrides, into the configured store, logged.
+ * (ARCHIVE_INTERVAL_SECONDS) run it: first the segments are brought in line
+ * with what retention, purges and erasures left (rewrite.ts), then bodies
+ * are archived with the server's settings, or one run's overrides, into the
+ * configured store, logged. The archiver's cleanup of unrecorded objects
+ * (at its start) deletes the objects of segments whose records a purge or
+ * an erasure removed.
  */
 import type { ArchiveSettings } from '../config.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { Logger } from '../log.ts';
 import { type ArchiveOptions, archiveBodies, type ArchiveSummary } from './archiver.ts';
+import { type ReconcileOptions, reconcileSegments, type ReconcileSummary } from './rewrite.ts';
 import type { SegmentStore } from './segmentStore.ts';
 
 const MS_PER_DAY = 86_400_000;
 
 /** What one run is asked to do: the settings' age and newest kept, unless overridden. */
-export interface ArchivePassOptions extends Pick<ArchiveOptions, 'signal' | 'onSegment' | 'onConversation' | 'onSkipped' | 'onOrphans'> {
+export interface ArchivePassOptions
+  extends Pick<ArchiveOptions, 'signal' | 'onSegment' | 'onConversation' | 'onSkipped' | 'onOrphans'>,
+    Pick<ReconcileOptions, 'onDropped' | 'onRewritten'> {
   /** Archive messages older than this, instead of ARCHIVE_AFTER_DAYS. */
   olderThanMs?: number;
   /** Keep each conversation's newest this many, instead of ARCHIVE_KEEP_NEWEST. */
@@ -26,6 +33,11 @@ export function archiveAgeMs(settings: Pick<ArchiveSettings, 'afterDays'>, optio
   return settings.afterDays === null ? null : settings.afterDays * MS_PER_DAY;
 }
 
+/** What one run did: the archiver's summary, and the segments' reconciliation before it. */
+export interface ArchivePassSummary extends ArchiveSummary {
+  reconciled: ReconcileSummary;
+}
+
 /** Runs the archiver once; null when archiving is off (no ARCHIVE_AFTER_DAYS and no override). */
 export async function runArchivePass(
   db: SqlRunner,
@@ -33,11 +45,27 @@ export async function runArchivePass(
   settings: Pick<ArchiveSettings, 'afterDays' | 'keepNewest'>,
   logger: Logger,
   options: ArchivePassOptions = {},
-): Promise<ArchiveSummary | null> {
+): Promise<ArchivePassSummary | null> {
   const ageMs = archiveAgeMs(settings, options);
   if (ageMs === null) return null;
   const now = options.now ?? new Date();
-  const summary = await archiveBodies(db, store, {
+  // Before archiving: an erasure's texts should not wait behind a long backlog.
+  const reconciled = await reconcileSegments(db, store, {
+    signal: options.signal,
+    onDropped: (segment) => {
+      logger.info({ conversation: segment.convId, fromSeq: segment.fromSeq, toSeq: segment.toSeq, key: segment.key }, 'deleted an archive segment with no live message');
+      options.onDropped?.(segment);
+    },
+    onRewritten: (before, after) => {
+      logger.info(
+        { conversation: before.convId, before: { fromSeq: before.fromSeq, toSeq: before.toSeq, count: before.count }, after: { fromSeq: after.fromSeq, toSeq: after.toSeq, count: after.count } },
+        'rewrote an archive segment without its purged, revoked or erased texts',
+      );
+      options.onRewritten?.(before, after);
+    },
+    onFailed: (segment, problem) => logger.error({ conversation: segment.convId, key: segment.key, problem }, 'archive segment not rewritten: its object cannot be read'),
+  });
+  const archived = await archiveBodies(db, store, {
     before: new Date(now.getTime() - ageMs),
     keepNewest: options.keepNewest ?? settings.keepNewest,
     signal: options.signal,
@@ -55,6 +83,7 @@ export async function runArchivePass(
       options.onOrphans?.(removed);
     },
   });
+  const summary: ArchivePassSummary = { ...archived, stopped: archived.stopped || reconciled.stopped, reconciled };
   logger.info({ ...summary, store: store.location }, summary.stopped ? 'archive stopped before finishing' : 'archive finished');
   return summary;
 }
