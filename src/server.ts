@@ -15,7 +15,8 @@ import { createTokenVerifier } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { Database } from './db/client.ts';
-import type { SqlClient } from './db/runner.ts';
+import { observeArchiveReads } from './archive/reader.ts';
+import { createRunner, type SqlClient } from './db/runner.ts';
 import { createContext, type RequestContext, type RequestStats } from './graphql/context.ts';
 import { createFormatError } from './graphql/formatError.ts';
 import { jitGateway } from './graphql/jitGateway.ts';
@@ -28,6 +29,7 @@ import { trustedDocumentsGate } from './graphql/trustedDocuments.ts';
 import { createGraphQLHandler } from './http/graphqlHandler.ts';
 import { answerProbe, isProbe, type ReadinessCheck } from './http/healthHandler.ts';
 import { answerMetrics, isMetrics } from './http/metricsHandler.ts';
+import { readArchiveTotals } from './metrics/archiveMetrics.ts';
 import { metricsPlugin } from './metrics/metricsPlugin.ts';
 import { createServerMetrics } from './metrics/serverMetrics.ts';
 import { httpRefusesSubscriptions } from './graphql/httpRefusesSubscriptions.ts';
@@ -87,7 +89,13 @@ export async function startServer(options: ServerOptions, port: number): Promise
   let openSubscriptions = () => 0;
   // Test only (test/postgres/lostPublication.test.ts): the process dies between a commit and its announcement.
   const publisher = createPublisher(client, logger, { dieBeforePublish: process.env.BACKSCROLL_FAULT === 'die-before-publish' });
-  const metrics = createServerMetrics({ pool: client.usage, openSubscriptions: () => openSubscriptions() });
+  const metrics = createServerMetrics({
+    pool: client.usage,
+    openSubscriptions: () => openSubscriptions(),
+    archiveTotals: () => readArchiveTotals(createRunner(client)),
+  });
+  // The segment reader is the process's (setProcessArchive); its reads are counted here while this server runs.
+  const leaveArchiveReads = observeArchiveReads(metrics.archiveReads);
   const limits = queryLimits(config);
   const trusted = trustedDocumentsGate(config);
   const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as IExecutableSchemaDefinition['resolvers'] });
@@ -186,6 +194,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
       // What the last mutations committed is announced before the database closes.
       await publisher.close();
       await hub.close();
+      leaveArchiveReads();
     },
   };
 }

@@ -5,6 +5,9 @@
  * reads of one segment share one fetch. A read waits for a fetch at most
  * ARCHIVE_READ_TIMEOUT_MS: past it the read fails with `timeout` while the
  * fetch goes on and fills the cache, so asking again soon finds it there.
+ * What a reader does is reported to an observer (the server's metrics):
+ * by default the process's, which servers join with `observeArchiveReads`,
+ * so this layer never imports the metrics.
  */
 import { LRUCache } from 'lru-cache';
 import { decodeSegment, type SegmentEntry } from './segment.ts';
@@ -20,8 +23,15 @@ export interface SegmentRef {
   checksum: string;
 }
 
+/**
+ * Every reason an archived body may not be read (the metrics show each, 0
+ * included). A reader meets all but `not-configured`, which the body reads
+ * answer themselves when the process has no reader.
+ */
+export const ARCHIVE_PROBLEMS = ['missing', 'corrupt', 'unreachable', 'not-configured', 'timeout'] as const;
+
 /** Why an archived body could not be read. */
-export type ArchiveProblem = 'missing' | 'corrupt' | 'unreachable' | 'not-configured' | 'timeout';
+export type ArchiveProblem = (typeof ARCHIVE_PROBLEMS)[number];
 
 /**
  * An archived body could not be read: its segment is not in the store,
@@ -51,6 +61,43 @@ export interface ArchiveReader {
   readonly stats: { hits: number; fetches: number };
 }
 
+/**
+ * What a reader reports as it reads. Every read is a cache hit or a miss
+ * (a miss waits for a fetch, its own or one already under way); every
+ * fetch from the store is reported once it ends, whatever its outcome; and
+ * every read that could not have its segment is reported with the problem.
+ */
+export interface ArchiveReadObserver {
+  /** A read answered from the cache. */
+  cacheHit(): void;
+  /** A read that had to wait for a fetch. */
+  cacheMiss(): void;
+  /** A fetch from the store (with its decoding and checks) ended after `seconds`. */
+  fetched(seconds: number): void;
+  /** A read failed: its segment could not be read for `problem`. */
+  unreadable(problem: ArchiveProblem): void;
+}
+
+const processObservers = new Set<ArchiveReadObserver>();
+
+/** The observer readers report to unless given another: every observer joined through `observeArchiveReads`. */
+const processObserver: ArchiveReadObserver = {
+  cacheHit: () => processObservers.forEach((o) => o.cacheHit()),
+  cacheMiss: () => processObservers.forEach((o) => o.cacheMiss()),
+  fetched: (seconds) => processObservers.forEach((o) => o.fetched(seconds)),
+  unreadable: (problem) => processObservers.forEach((o) => o.unreadable(problem)),
+};
+
+/**
+ * Reports what this process's readers do (those made without an observer
+ * of their own) to `observer` too, until the returned function is called.
+ * A server's metrics join at start and leave at stop.
+ */
+export function observeArchiveReads(observer: ArchiveReadObserver): () => void {
+  processObservers.add(observer);
+  return () => processObservers.delete(observer);
+}
+
 /** What a decoded segment takes in memory, roughly: UTF-16 text and a map entry per message. */
 function decodedSize(entries: readonly SegmentEntry[]): number {
   let size = 64;
@@ -72,15 +119,30 @@ function withDeadline(fetch: Promise<SegmentTexts>, ms: number, key: string): Pr
 
 /**
  * A reader of `store` keeping up to `cacheBytes` of decoded segments (0:
- * none), whose reads wait at most `readTimeoutMs` for a fetch.
+ * none), whose reads wait at most `readTimeoutMs` for a fetch, reporting
+ * to `observer` (default: the process's observers).
  */
-export function createArchiveReader(store: SegmentStore, cacheBytes: number, readTimeoutMs = DEFAULT_ARCHIVE_READ_TIMEOUT_MS): ArchiveReader {
+export function createArchiveReader(
+  store: SegmentStore,
+  cacheBytes: number,
+  readTimeoutMs = DEFAULT_ARCHIVE_READ_TIMEOUT_MS,
+  observer: ArchiveReadObserver = processObserver,
+): ArchiveReader {
   const cache = cacheBytes > 0 ? new LRUCache<string, { texts: SegmentTexts; size: number }>({ maxSize: cacheBytes, sizeCalculation: (v) => v.size }) : null;
   const inFlight = new Map<string, Promise<SegmentTexts>>();
   const stats = { hits: 0, fetches: 0 };
 
   async function fetchTexts(ref: SegmentRef): Promise<SegmentTexts> {
     stats.fetches += 1;
+    const started = performance.now();
+    try {
+      return await fetchAndDecode(ref);
+    } finally {
+      observer.fetched((performance.now() - started) / 1000);
+    }
+  }
+
+  async function fetchAndDecode(ref: SegmentRef): Promise<SegmentTexts> {
     let bytes: Uint8Array | null;
     try {
       bytes = await store.get(ref.key);
@@ -105,8 +167,10 @@ export function createArchiveReader(store: SegmentStore, cacheBytes: number, rea
       const cached = cache?.get(ref.key);
       if (cached !== undefined) {
         stats.hits += 1;
+        observer.cacheHit();
         return Promise.resolve(cached.texts);
       }
+      observer.cacheMiss();
       let pending = inFlight.get(ref.key);
       if (pending === undefined) {
         pending = fetchTexts(ref).finally(() => inFlight.delete(ref.key));
@@ -114,7 +178,11 @@ export function createArchiveReader(store: SegmentStore, cacheBytes: number, rea
         pending.catch(() => {});
         inFlight.set(ref.key, pending);
       }
-      return withDeadline(pending, readTimeoutMs, ref.key);
+      return withDeadline(pending, readTimeoutMs, ref.key).catch((error: unknown) => {
+        // Counted per read, as a page meets it: readers sharing one failed fetch each went without the segment.
+        if (error instanceof ArchiveUnavailableError) observer.unreadable(error.problem);
+        throw error;
+      });
     },
   };
 }

@@ -2,14 +2,16 @@
  * The server's Prometheus metrics (prom-client), in a registry of its own per
  * server, so several servers in one process (tests) never mix their counts:
  * request duration and SQL statements per request by operation, errors by
- * code, the database pool in use and waiting, open subscriptions, and
- * prom-client's default process metrics (CPU, memory, event loop, GC). In a
+ * code, the database pool in use and waiting, open subscriptions, the cold
+ * archive (archiveMetrics.ts), and prom-client's default process metrics (CPU, memory, event loop, GC). In a
  * cluster worker a scrape answers for every worker (clusterScrape.ts); the
  * `aggregator` of each gauge says how the workers' values merge.
  */
 import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ArchiveReadObserver } from '../archive/reader.ts';
 import type { PoolUsage } from '../db/runner.ts';
+import { type ArchiveTotals, registerArchiveMetrics } from './archiveMetrics.ts';
 import { boundedLabels } from './boundedLabels.ts';
 import { joinClusterMetrics } from './clusterScrape.ts';
 
@@ -24,6 +26,8 @@ export interface MetricsSources {
   pool?: PoolUsage;
   /** Subscriptions open in this process. */
   openSubscriptions(): number;
+  /** What the archive holds, read once per scrape; absent: the archive's gauges stay 0. */
+  archiveTotals?(): Promise<ArchiveTotals>;
 }
 
 /** The metrics of one server. */
@@ -32,6 +36,8 @@ export interface ServerMetrics {
   observeRequest(operationName: string | null | undefined, seconds: number, statements: number): void;
   /** Counts one error by its `extensions.code`. */
   countError(code: string): void;
+  /** Feeds the archive's read metrics: join it to the process's segment reads (`observeArchiveReads`). */
+  readonly archiveReads: ArchiveReadObserver;
   /** The exposition text and its content type; in a cluster worker, every worker's (rejects with `ClusterMetricsUnavailable` when they cannot be had). */
   render(): Promise<{ contentType: string; text: string }>;
 }
@@ -102,9 +108,12 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
       this.set(sources.openSubscriptions());
     },
   });
+  // After the pool gauges: a scrape collects in registration order, so its own archive statement is not in the pool it reports.
+  const archiveReads = registerArchiveMetrics(register, sources.archiveTotals && (() => sources.archiveTotals!()));
   // Only a worker forked by `runWorkers` has a primary that aggregates; a lone process (or a test) renders its own registry.
   const clusterText = cluster.isWorker ? joinClusterMetrics(register) : null;
   return {
+    archiveReads,
     observeRequest(operationName, seconds, count) {
       const operation = operationLabel(operationName);
       duration.observe({ operation }, seconds);

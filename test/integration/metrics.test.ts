@@ -3,9 +3,17 @@
  * each figure moved by exactly what they did, and the text parses as the
  * Prometheus exposition format.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveBodies } from '../../src/archive/archiver.ts';
+import { createArchiveReader, setProcessArchive } from '../../src/archive/reader.ts';
+import { folderStore, type SegmentStore } from '../../src/archive/segmentStore.ts';
 import { createRunner } from '../../src/db/runner.ts';
+import { encodeCursor } from '../../src/history/cursor.ts';
 import { sql } from 'drizzle-orm';
+import { seedAgedMessages, textOf } from '../helpers/archive.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
 import { type LiveClient, liveClient } from '../helpers/liveClient.ts';
@@ -18,6 +26,15 @@ const IN_USE = 'backscroll_db_pool_connections_in_use';
 const WAITING = 'backscroll_db_pool_waiting';
 const POOL_SIZE = 'backscroll_db_pool_size';
 const SUBSCRIPTIONS = 'backscroll_subscriptions_open';
+const ARCHIVE_SEGMENTS = 'backscroll_archive_segments';
+const ARCHIVE_MESSAGES = 'backscroll_archive_messages';
+const ARCHIVE_BYTES = 'backscroll_archive_bytes';
+const COLD_FETCHES = 'backscroll_archive_cold_fetches_total';
+const COLD_FETCH_DURATION = 'backscroll_archive_cold_fetch_duration_seconds';
+const CACHE_HITS = 'backscroll_archive_cache_hits_total';
+const CACHE_MISSES = 'backscroll_archive_cache_misses_total';
+const UNREADABLE = 'backscroll_archive_unreadable_segments_total';
+const PROBLEMS = ['missing', 'corrupt', 'unreachable', 'not-configured', 'timeout'];
 const EVENTS = 'subscription Events($id: ID!) { conversationEvents(conversationId: $id) { kind seq } }';
 
 /** One scrape: every sample by its series (`name{label="value",...}` as written), and every family's type. */
@@ -205,5 +222,116 @@ describe('Metrics behind METRICS_TOKEN', () => {
       await status({ authorization: 'Bearer scrape-me-please' }),
       await status({ authorization: 'Bearer scrape-me-please' }, 'POST'),
     ]).toEqual([401, 401, 401, 200, 405]);
+  });
+});
+
+describe.each(backends)('Archive metrics (%s)', { timeout: 60_000 }, (backend) => {
+  const TOTAL = 300;
+  const KEEP_NEWEST = 20;
+  const MiB = 1024 * 1024;
+  const PAGE = `query Page($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
+    conversation(id: $id) {
+      messages(first: $first, after: $after, last: $last, before: $before) {
+        edges { node { seq content { ... on TextContent { text } } } }
+        cutShort { reason }
+      }
+    }
+  }`;
+  let harness: Harness;
+  let alice: Client;
+  let folder: string;
+  let store: SegmentStore;
+  let conv: { id: string; uuid: string };
+
+  beforeAll(async () => {
+    harness = await startHarness(backend);
+    alice = await harness.client('alice');
+    folder = await mkdtemp(join(tmpdir(), 'backscroll-archive-metrics-'));
+    store = folderStore(folder);
+    conv = await createGroup(alice, ['bob'], 'archive metrics');
+    const db = createRunner(harness.database.client);
+    await seedAgedMessages(db, conv.uuid, 'alice', TOTAL, 30);
+    const summary = await archiveBodies(db, store, { before: new Date(), keepNewest: KEEP_NEWEST, limits: { messages: 50, bytes: 10 * MiB }, orphanGraceMs: 0 });
+    expect([summary.segments, summary.messages]).toEqual([6, TOTAL - KEEP_NEWEST]);
+    setProcessArchive(createArchiveReader(store, 64 * MiB));
+  });
+  afterAll(async () => {
+    setProcessArchive(null);
+    await harness.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  const scrape = async (): Promise<Scrape> => parseExposition(await (await fetch(new URL('/metrics', harness.server.url))).text());
+  const value = (scraped: Scrape, series: string) => scraped.samples.get(series) ?? 0;
+  /** How the reader's counters moved between two scrapes. */
+  const readsMoved = (before: Scrape, after: Scrape) => {
+    const moved = (series: string) => value(after, series) - value(before, series);
+    return {
+      fetches: moved(COLD_FETCHES),
+      timed: moved(`${COLD_FETCH_DURATION}_count`),
+      hits: moved(CACHE_HITS),
+      misses: moved(CACHE_MISSES),
+      ...Object.fromEntries(PROBLEMS.map((problem) => [problem, moved(`${UNREADABLE}{problem="${problem}"}`)])),
+    };
+  };
+  const page = async (variables: Record<string, unknown>) => {
+    const response = await alice.gql(PAGE, { id: conv.id, ...variables });
+    expect(response.status).toBe(200);
+    return response;
+  };
+  const noReads = { fetches: 0, timed: 0, hits: 0, misses: 0, missing: 0, corrupt: 0, unreachable: 0, 'not-configured': 0, timeout: 0 };
+
+  it('declares every archive family with its type, and every problem from the start', async () => {
+    const { types, samples } = await scrape();
+    expect(Object.fromEntries([ARCHIVE_SEGMENTS, ARCHIVE_MESSAGES, ARCHIVE_BYTES, COLD_FETCHES, COLD_FETCH_DURATION, CACHE_HITS, CACHE_MISSES, UNREADABLE].map((n) => [n, types.get(n)]))).toEqual({
+      [ARCHIVE_SEGMENTS]: 'gauge',
+      [ARCHIVE_MESSAGES]: 'gauge',
+      [ARCHIVE_BYTES]: 'gauge',
+      [COLD_FETCHES]: 'counter',
+      [COLD_FETCH_DURATION]: 'histogram',
+      [CACHE_HITS]: 'counter',
+      [CACHE_MISSES]: 'counter',
+      [UNREADABLE]: 'counter',
+    });
+    expect(PROBLEMS.map((problem) => samples.has(`${UNREADABLE}{problem="${problem}"}`))).toEqual(PROBLEMS.map(() => true));
+  });
+
+  it('shows what the archive holds: its segments, their messages, and the bytes the store holds', async () => {
+    let storedBytes = 0;
+    for await (const object of store.list()) storedBytes += object.bytes;
+    const scraped = await scrape();
+    expect([value(scraped, ARCHIVE_SEGMENTS), value(scraped, ARCHIVE_MESSAGES), value(scraped, ARCHIVE_BYTES)]).toEqual([6, TOTAL - KEEP_NEWEST, storedBytes]);
+    expect(storedBytes).toBeGreaterThan(0);
+  });
+
+  it('counts a cold fetch and a miss for the first read of a segment, and a cache hit for the next', async () => {
+    const before = await scrape();
+    const cold = await page({ last: 50, before: encodeCursor(conv.uuid, 101) });
+    const cached = await scrape();
+    const warm = await page({ last: 50, before: encodeCursor(conv.uuid, 101) });
+    const after = await scrape();
+    for (const response of [cold, warm]) {
+      expect(response.data.conversation.messages.edges.map((e: { node: { content: { text: string } } }) => e.node.content.text)).toEqual(
+        Array.from({ length: 50 }, (_, i) => textOf(51 + i)),
+      );
+    }
+    expect({ cold: readsMoved(before, cached), warm: readsMoved(cached, after) }).toEqual({
+      cold: { ...noReads, fetches: 1, timed: 1, misses: 1 },
+      warm: { ...noReads, hits: 1 },
+    });
+    expect(value(after, `${COLD_FETCH_DURATION}_sum`)).toBeGreaterThan(value(before, `${COLD_FETCH_DURATION}_sum`));
+  });
+
+  it('counts a read of a segment whose object is gone under missing, and the page as ARCHIVE_UNAVAILABLE', async () => {
+    const [first] = await createRunner(harness.database.client).rows<{ key: string }>(
+      sql`select key from archive_segments where conv_id = ${conv.uuid} and from_seq = 1`,
+    );
+    await store.delete(first!.key);
+    const before = await scrape();
+    const response = await page({ first: 10 });
+    const after = await scrape();
+    expect(response.errors?.map((e) => e.extensions?.code)).toEqual(['ARCHIVE_UNAVAILABLE']);
+    expect(readsMoved(before, after)).toEqual({ ...noReads, fetches: 1, timed: 1, misses: 1, missing: 1 });
+    expect(value(after, `${ERRORS}{code="ARCHIVE_UNAVAILABLE"}`) - value(before, `${ERRORS}{code="ARCHIVE_UNAVAILABLE"}`)).toBe(1);
   });
 });
