@@ -346,7 +346,10 @@ async function archive(args: string[]): Promise<void> {
   const summary = (await runArchivePass(db, store, config.archive, createLogger('silent'), {
     ...options,
     signal: stopping.signal,
-    onOrphans: (removed) => say(`removed ${count(removed)} objects an interrupted run wrote and never recorded`),
+    onOrphans: (removed) => say(`removed ${count(removed)} objects that no record names (emptied by purges or erasure, or written by an interrupted run)`),
+    onDropped: (s) => say(`deleted segment ${s.key}: none of its messages is readable any more (purged, expired, revoked or erased)`),
+    onRewritten: (before, after) =>
+      say(`rewrote segment ${before.key} with its ${count(after.count)} readable messages of ${count(before.count)} (seqs ${after.fromSeq} to ${after.toSeq})`),
     onSkipped: (convId, fromSeq, toSeq) => say(`skipped seqs ${fromSeq} to ${toSeq} of conversation ${convId}: they changed while being archived`),
     onConversation: (convId, t) => say(`archived ${count(t.messages)} messages of conversation ${convId} in ${count(t.segments)} segments`),
     onSegment: (segment) => {

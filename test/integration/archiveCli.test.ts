@@ -10,6 +10,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { signToken } from '../../src/auth/tokens.ts';
 import { SETTINGS } from '../../src/config.ts';
@@ -139,6 +140,29 @@ describe.each(backends)('backscroll archive (%s)', { timeout: TEST_LIMIT_MS }, (
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain(`bad segment ${firstFile} (conversation ${CONV}, seqs 1 to 1000): its checksum does not match its content\n`);
     expect(failed.stdout).toContain('archive --verify: 1 of 2 segments failed\n');
+  });
+
+  it('says which segments a run rewrote or deleted because their messages were revoked or purged since', async () => {
+    const settings = await seededDatabase(backend, 300);
+    expect((await runCli(['archive', '--older-than', '0s', '--keep-newest', '0'], settings)).code).toBe(0);
+    const change = async (statement: string) => {
+      const handle = await openDatabase(settings.DATABASE_URL ? { kind: 'postgres', url: settings.DATABASE_URL } : { kind: 'pglite', dataDir: join(settings.BACKSCROLL_DATA_DIR!, 'pglite') });
+      await createRunner(handle.client).rows(sql.raw(statement));
+      await handle.close();
+    };
+    const [segment] = await segmentFiles(join(settings.BACKSCROLL_DATA_DIR!, 'archive'));
+    const key = segment!.replace(/\.seg$/, '');
+
+    await change(`update messages set revoked_at = now(), revoked_by = 'alice' where conv_id = '${CONV}' and seq = 7`);
+    const rewritten = await runCli(['archive', '--older-than', '0s', '--keep-newest', '0'], settings);
+    expect(rewritten.code, rewritten.stderr).toBe(0);
+    expect(rewritten.stdout).toMatch(new RegExp(`rewrote segment ${key}(\\.seg)? with its 299 readable messages of 300 \\(seqs 1 to 300\\)\n`));
+
+    await change(`delete from messages where conv_id = '${CONV}'`);
+    const dropped = await runCli(['archive', '--older-than', '0s', '--keep-newest', '0'], settings);
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect(dropped.stdout).toMatch(/deleted segment \S+: none of its messages is readable any more/);
+    expect(await segmentFiles(join(settings.BACKSCROLL_DATA_DIR!, 'archive'))).toEqual([]);
   });
 
   it('does nothing, and says why, when ARCHIVE_AFTER_DAYS is unset and no --older-than is given', async () => {
