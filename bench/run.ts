@@ -5,12 +5,13 @@
  * (pages, sends); then the retention purge (bench/purge.ts), live fan-out
  * over WebSocket (bench/fanout.ts) and search beside page reads
  * (bench/search.ts), groups of 10 and 10,000 members (bench/groups.ts), and
- * the newest page of a member who hid nearly everything (bench/hides.ts).
+ * the newest page of a member who hid nearly everything (bench/hides.ts),
+ * and the cold archive on a copy of the database (bench/archive.ts).
  * Every run also writes its figures to bench/results/<date>-<commit>.json;
  * `npm run bench:compare A B` sets two runs side by side.
  *
  *   npm run bench                          every section
- *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides
+ *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides, archive
  *
  * BENCH_SECONDS (default 15) sets each run's length, BENCH_WORKERS (default
  * 2) the server's processes.
@@ -26,6 +27,7 @@ import type { RequestStats } from '../src/graphql/context.ts';
 import { createLogger } from '../src/log.ts';
 import { BENCH_DATA, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
 import { startServer } from '../src/server.ts';
+import { archiveTables, measureArchive } from './archive.ts';
 import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import { fanoutTable, measureFanout } from './fanout.ts';
 import { groupsTables, measureGroups } from './groups.ts';
@@ -79,11 +81,11 @@ function loadCells(full: LoadResult, raw: LoadResult): Cell[] {
   ];
 }
 
-/** Runs one load process and reads its JSON line. */
-function load(script: string, args: string[]): Promise<LoadResult> {
+/** Runs one load process (with `env` added to its environment) and reads its JSON line. */
+function load(script: string, args: string[], env: Record<string, string> = {}): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-      env: { ...process.env, JWT_SECRET: SECRET },
+      env: { ...process.env, JWT_SECRET: SECRET, ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -234,6 +236,17 @@ async function runHides(): Promise<SectionResult> {
   return { tables: hidesTables(m), notes: [], measurements: m };
 }
 
+/** Archive: storage, throughput, the page 400,000 deep archived (cache warm and cold), and (b) beside the archiver, on a copy of the database. */
+async function runArchive(): Promise<SectionResult> {
+  log(`== archive: on a copy of the database, storage hot and archived, \`backscroll archive\` beside (b)'s page reads, and the page 400,000 deep hot, warm and cold, ${SECONDS} s each`);
+  const m = await measureArchive(DATABASE_URL!, WORKERS, SECONDS, load, log);
+  const notes = [
+    ...(m.copy === 'seed' ? ['The copy was seeded afresh with the bench data (the shared database had other connections, so it could not be a template).'] : []),
+    ...(m.archiveEndedFirst ? ['The archiver ended before the page run did: part of "while archiving" ran without it.'] : []),
+  ];
+  return { tables: archiveTables(m, SECONDS), notes, measurements: m };
+}
+
 const run: BenchRun = {
   ...gitState(),
   date: new Date().toISOString(),
@@ -266,6 +279,7 @@ const runners: Record<Section, () => Promise<SectionResult>> = {
   search: () => runSearch(url),
   groups: () => runGroups(url),
   hides: () => runHides(),
+  archive: () => runArchive(),
 };
 try {
   log('warming up the server (3 s)...');
