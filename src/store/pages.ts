@@ -1,14 +1,16 @@
 /**
  * The page statements. Each read of a page is ONE statement: it checks the
  * membership (and reads the clear watermark), walks what the viewer can see
- * for one row more than the page, tests the far side of the cursor, and
- * reads `max_seq`, all in one snapshot. Bodies are not read here. Scans and
+ * for one row more than the page, tests the far side of the cursor, reads
+ * `max_seq`, and joins the warm bodies of the rows it found, all in one
+ * snapshot. Bodies not found there (archived or erased) are the body
+ * loader's. Scans and
  * far-side tests are `visibleRun` walks, so what the viewer hid, cleared or
  * lost to retention costs a page a few seeks, not a row each.
  */
 import { type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { archiveSegments, conversations, members, messages } from '../db/schema.ts';
+import { archiveSegments, conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
@@ -23,6 +25,8 @@ interface PageSnapshot {
   changeSeq: number;
   /** The highest seq whose body may be in the archive (0: none is): rows above it are warm. */
   archivedThroughSeq: number;
+  /** The warm body of each scanned row that has one, by seq. */
+  warmTexts: Map<number, string>;
 }
 
 /** A keyset page as scanned: rows in scan order, up to `size + 1`. */
@@ -44,7 +48,14 @@ export interface ScannedAround extends PageSnapshot {
 }
 
 /** A row of a page statement: the snapshot, and a scanned message unless the page is empty. */
-type PageStatementRow = Partial<MessageRow> & { latest_seq: number; change_seq: number; archived_through: number; behind_exists: boolean; side?: string };
+type PageStatementRow = Partial<MessageRow> & {
+  latest_seq: number;
+  change_seq: number;
+  archived_through: number;
+  behind_exists: boolean;
+  side?: string;
+  body_text: string | null;
+};
 
 /** What every page statement binds: who reads which conversation, when. */
 interface PageValues extends RetentionValues {
@@ -57,6 +68,7 @@ const e = alias(messages, 'e');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
 const a = alias(archiveSegments, 'a');
+const b = alias(messageBodies, 'b');
 
 /** The member row's visible floor (clear watermark and retention), as the scan and the flag see it. */
 const FLOOR = sql.raw('mb.floor_seq');
@@ -72,9 +84,14 @@ const WALKED = sql.identifier('m');
  * keeps each subquery from being flattened, so the floor and the flag are
  * computed once per request, not once per scanned row. The scan and the
  * flag refer to the member row as `mb` (its `conv_id` is `mb.convId`).
+ * `with-bodies` joins each scanned row's warm body (the scan must answer
+ * `messageColumns`), so a page of warm messages is one statement with its
+ * texts; `seqs-only` is for scans that answer seqs alone.
  */
-function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL): SQL {
-  return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, p.*
+function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL, bodies: 'with-bodies' | 'seqs-only' = 'with-bodies'): SQL {
+  const body = bodies === 'with-bodies' ? sql`${b.text}` : sql`null::text`;
+  const bodyJoin = bodies === 'with-bodies' ? sql`left join ${messageBodies} ${b} on ${b.convId} = p."convId" and ${b.seq} = p.seq` : sql``;
+  return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, p.*, ${body} as body_text
     from (select mb.*, ${behind} as behind_exists
           from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v)} as floor_seq,
                        coalesce((select ${a.toSeq} from ${archiveSegments} ${a} where ${a.convId} = ${mb.convId}
@@ -83,7 +100,15 @@ function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL): SQL {
                 where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
                 offset 0) mb
           offset 0) mb
-    left join lateral (${scan}) p on true`;
+    left join lateral (${scan}) p on true
+    ${bodyJoin}`;
+}
+
+/** The warm bodies a page statement joined, by seq. */
+function warmTextsOf(rows: readonly PageStatementRow[]): Map<number, string> {
+  const texts = new Map<number, string>();
+  for (const row of rows) if (row.seq != null && row.body_text !== null) texts.set(row.seq, row.body_text);
+  return texts;
 }
 
 /** The viewer's walk from `start` in `order` over the member row's conversation, up to `limit` messages. */
@@ -144,6 +169,7 @@ export async function scanPage(
     latestSeq: first.latest_seq,
     changeSeq: first.change_seq,
     archivedThroughSeq: Number(first.archived_through),
+    warmTexts: warmTextsOf(rows),
     behindExists: first.behind_exists,
     scanned: rows.filter((r) => r.seq != null).map((r) => messageRowOf(r as MessageRow)),
   };
@@ -189,6 +215,7 @@ export async function scanAround(
     latestSeq: first.latest_seq,
     changeSeq: first.change_seq,
     archivedThroughSeq: Number(first.archived_through),
+    warmTexts: warmTextsOf(rows),
     older, anchor: of('anchor')[0] ?? null, newer };
 }
 
@@ -211,6 +238,7 @@ const firstVisibleAt = statement<PageValues & { time: string }>((v) =>
         where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${v.time}::timestamptz
         order by ${e.createdAt}, ${e.seq} limit 1) earliest
       cross join lateral ${walk(v, sql`earliest.seq - 1`, 'asc', sql`1`)}`,
+    'seqs-only',
   ),
 );
 

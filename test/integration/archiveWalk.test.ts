@@ -4,7 +4,7 @@
  * with different views (the owner who revoked some messages, a member who
  * deleted some for himself, a member who cleared the oldest), answers
  * every page identically (text included) before and after archiving all
- * but the newest 200, at the same statement count per page; on PGlite and
+ * but the newest 200, at one statement more per page that reaches the archive; on PGlite and
  * PostgreSQL, with the folder store and with S3 (s3rver).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -123,13 +123,15 @@ describe.each(plans)('Walking an archived conversation both ways (%s, %s store)'
     expect(await storedKeys(store)).toHaveLength(1);
   });
 
-  it('answers every page of every walk identically after archiving, at the same statement count', async () => {
+  it('answers every page of every walk identically after archiving, at one statement more where a page reaches the archive', async () => {
     for (const client of members()) {
       for (const direction of ['backward', 'forward'] as const) {
         const key = `${client.userId} ${direction}`;
         const after = await walk(client, direction);
         expect(after.pages, key).toEqual(before.get(key)!.pages);
-        expect(after.statements, key).toEqual(before.get(key)!.statements);
+        // The page statement joins warm bodies; a page reaching the archive reads the rest in one more.
+        expect(after.statements.map((n, i) => n - before.get(key)!.statements[i]!).every((more) => more === 0 || more === 1), key).toBe(true);
+        expect(after.statements.some((n, i) => n > before.get(key)!.statements[i]!), key).toBe(true);
       }
     }
     expect((await around(alice, 500)).data).toEqual(before.get('around 500')!.pages[0]);

@@ -42,7 +42,7 @@ describe.each(backends)('Operations: probes and request logs (%s)', (backend) =>
     await alice.gql(MESSAGES, { id: 'no-such-conversation', last: 5 });
     const requests = lines.filter((line) => line.msg === 'graphql request');
     expect(requests.map(({ operation, statements, user, codes }) => ({ operation, statements, user, codes }))).toEqual([
-      { operation: 'Page', statements: 2, user: 'alice', codes: [] },
+      { operation: 'Page', statements: 1, user: 'alice', codes: [] },
       { operation: 'Page', statements: 0, user: 'alice', codes: ['NOT_FOUND'] },
     ]);
     expect(requests.every((line) => typeof line.ms === 'number')).toBe(true);

@@ -12,7 +12,7 @@ import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
-import { readArchivedBodies } from './archivedPage.ts';
+import { readPageBodies } from './pageBodies.ts';
 import { keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
 import type { RequestContext } from '../context.ts';
@@ -54,8 +54,9 @@ async function aroundConnection(
 ): Promise<ConnectionModel & { latestSeq: number }> {
   const scanned = await scanAround(context.db, viewerId, context.retention, convId, anchorSeq, before, after);
   if (scanned.kind === 'not-found') throw gone(convId);
-  const { slice, cut } = await readArchivedBodies(context, info, {
+  const { slice, cut } = await readPageBodies(context, info, {
     slice: sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer),
+    warmTexts: scanned.warmTexts,
     archivedThroughSeq: scanned.archivedThroughSeq,
     keep: { kind: 'around', anchorSeq },
   });
@@ -143,8 +144,9 @@ export const Conversation: ConversationResolvers = {
     const { window } = result;
     const scanned = await scanPage(context.db, viewerId, context.retention, conversation.id, window);
     if (scanned.kind === 'not-found') throw gone(conversation.id);
-    const { slice, cut } = await readArchivedBodies(context, info, {
+    const { slice, cut } = await readPageBodies(context, info, {
       slice: slicePage(window, scanned.scanned, scanned.behindExists),
+      warmTexts: scanned.warmTexts,
       archivedThroughSeq: scanned.archivedThroughSeq,
       keep: { kind: window.direction === 'forward' ? 'oldest' : 'newest' },
     });

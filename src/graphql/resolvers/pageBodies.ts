@@ -1,11 +1,11 @@
 /**
- * A page that reaches into the archive reads its bodies before it answers,
- * so it can leave out what could not be read instead of failing whole or
- * showing a placeholder: the page is cut where the first unreadable message
- * lies, going outward from the side it was asked from (src/history/pageCut.ts).
- * The bodies read here are the ones `Message.content` then takes from the
- * same loader, so a page still costs the same statements. Pages of warm
- * messages (every row above the conversation's archive) skip all of it.
+ * A page's bodies. The page statement brought the warm ones: they go into
+ * the body loader, so `Message.content` takes them from there and a page of
+ * warm messages is one statement. A page that reaches into the archive reads
+ * the rest before it answers, through the same loader, so it can leave out
+ * what could not be read instead of failing whole or showing a placeholder:
+ * the page is cut where the first unreadable message lies, going outward
+ * from the side it was asked from (src/history/pageCut.ts).
  */
 import { responsePathAsArray, type GraphQLResolveInfo } from 'graphql';
 import type { ArchiveUnavailableError } from '../../archive/reader.ts';
@@ -19,29 +19,38 @@ import type { ConnectionModel } from '../models.ts';
 /** A scanned page before its archived bodies are read. */
 interface ScannedSlice {
   slice: PageSlice<MessageRow>;
+  /** The warm bodies the page statement joined, by seq. */
+  warmTexts: ReadonlyMap<number, string>;
   /** The highest seq whose body may be archived (the page statement's `archivedThroughSeq`). */
   archivedThroughSeq: number;
   keep: KeptEnd;
 }
 
 /**
- * `page` with what could not be read from the archive left out, and the cut
- * (null when nothing was). An unreadable segment (anything but a timeout)
- * also adds an `ARCHIVE_UNAVAILABLE` error at `info`'s path.
+ * `page` with its warm bodies handed to the body loader and what could not
+ * be read from the archive left out, and the cut (null when nothing was).
+ * An unreadable segment (anything but a timeout) also adds an
+ * `ARCHIVE_UNAVAILABLE` error at `info`'s path.
  */
-export async function readArchivedBodies(
+export async function readPageBodies(
   context: RequestContext,
   info: GraphQLResolveInfo,
   page: ScannedSlice,
 ): Promise<{ slice: PageSlice<MessageRow>; cut: ConnectionModel['cut'] }> {
-  const { slice, archivedThroughSeq, keep } = page;
+  const { slice, warmTexts, archivedThroughSeq, keep } = page;
+  const loader = viewerOf(context).loaders.body;
   const shown = slice.rows.filter((row) => row.revokedAt === null);
-  if (!shown.some((row) => row.seq <= archivedThroughSeq)) return { slice, cut: null };
-  const bodies = await viewerOf(context).loaders.body.loadMany(shown.map((row) => ({ convId: row.convId, seq: row.seq })));
+  for (const row of shown) {
+    const text = warmTexts.get(row.seq);
+    if (text !== undefined) loader.prime({ convId: row.convId, seq: row.seq }, { kind: 'text', text });
+  }
+  const cold = shown.filter((row) => !warmTexts.has(row.seq) && row.seq <= archivedThroughSeq);
+  if (cold.length === 0) return { slice, cut: null };
+  const bodies = await loader.loadMany(cold.map((row) => ({ convId: row.convId, seq: row.seq })));
   const unreadable = new Map<number, ArchiveUnavailableError>();
   bodies.forEach((body, index) => {
     if (body instanceof Error) throw body;
-    if (body.kind === 'unavailable') unreadable.set(shown[index]!.seq, body.error);
+    if (body.kind === 'unavailable') unreadable.set(cold[index]!.seq, body.error);
   });
   if (unreadable.size === 0) return { slice, cut: null };
   const cut = cutAtUnreadable(slice, keep, (row) => !unreadable.has(row.seq));
