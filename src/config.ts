@@ -51,6 +51,8 @@ export interface ArchiveSettings {
   cacheBytes: number;
   /** How long a read waits for a segment that is not cached (ARCHIVE_READ_TIMEOUT_MS); past it a page is cut short. */
   readTimeoutMs: number;
+  /** The archiver rests this many times as long as each segment took (ARCHIVE_REST_RATIO), so reads keep their rate. */
+  restRatio: number;
 }
 
 /** Everything the server can be configured with. */
@@ -178,6 +180,7 @@ export const SETTINGS = [
   { name: 'AWS_SECRET_ACCESS_KEY', default: null, meaning: 'the secret of AWS_ACCESS_KEY_ID' },
   { name: 'ARCHIVE_CACHE_MB', default: '64', meaning: 'decoded archive segments kept in memory per process, in MB' },
   { name: 'ARCHIVE_READ_TIMEOUT_MS', default: '800', meaning: 'how long a read waits for an archive segment; past it the page is cut short' },
+  { name: 'ARCHIVE_REST_RATIO', default: '1', meaning: 'the archiver rests this many times as long as each segment took (0: flat out)' },
 ] as const satisfies readonly Setting[];
 
 /** The name of a setting in `SETTINGS`. */
@@ -278,6 +281,7 @@ export function readConfig(env: Env): ConfigResult {
       store: { kind: 'folder', dir: null },
       cacheBytes: integer('ARCHIVE_CACHE_MB', 64, 0, 1_000_000) * 1024 * 1024,
       readTimeoutMs: integer('ARCHIVE_READ_TIMEOUT_MS', 800, 1, 600_000),
+      restRatio: integer('ARCHIVE_REST_RATIO', 1, 0, 100),
     },
   };
   config.archive.store = segmentStore(env, problems);

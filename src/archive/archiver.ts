@@ -25,6 +25,7 @@
  * object another is about to record, and an archiver that took longer than
  * `UNRECORDED_LIMIT_MS` between writing and recording skips instead.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -74,6 +75,13 @@ export interface ArchiveOptions {
   orphanGraceMs?: number;
   /** Stops the run before its next segment; what is left is the next run's. */
   signal?: AbortSignal;
+  /**
+   * After each segment, rest this many times as long as the segment took
+   * (0: none), so reads beside a long run keep their rate: archiving is
+   * never urgent, and on a small box its compression and deletes take the
+   * CPU pages need.
+   */
+  restRatio?: number;
   onSegment?(report: SegmentReport): void;
   /** Called once per conversation that had something archived, after it is done. */
   onConversation?(convId: string, totals: { segments: number; messages: number }): void;
@@ -167,6 +175,7 @@ async function archiveConversation(
   let after = 0;
   for (;;) {
     if (options.signal?.aborted) return;
+    const started = performance.now();
     const entries = await db.rows<{ seq: number; text: string }>(warmBodies({ convId, after, through, limit: limits.messages }));
     if (entries.length === 0) return;
     const segment = await encodeWithin(convId, entries, limits);
@@ -197,6 +206,8 @@ async function archiveConversation(
       options.onSkipped?.(convId, fromSeq, toSeq);
     }
     after = toSeq;
+    const rest = (performance.now() - started) * (options.restRatio ?? 0);
+    if (rest > 0) await sleep(rest, undefined, { signal: options.signal }).catch(() => undefined);
   }
 }
 

@@ -18,7 +18,7 @@ const MS_PER_DAY = 86_400_000;
 
 /** What one run is asked to do: the settings' age and newest kept, unless overridden. */
 export interface ArchivePassOptions
-  extends Pick<ArchiveOptions, 'signal' | 'onSegment' | 'onConversation' | 'onSkipped' | 'onOrphans'>,
+  extends Pick<ArchiveOptions, 'signal' | 'restRatio' | 'onSegment' | 'onConversation' | 'onSkipped' | 'onOrphans'>,
     Pick<ReconcileOptions, 'onDropped' | 'onRewritten'> {
   /** Archive messages older than this, instead of ARCHIVE_AFTER_DAYS. */
   olderThanMs?: number;
@@ -42,7 +42,7 @@ export interface ArchivePassSummary extends ArchiveSummary {
 export async function runArchivePass(
   db: SqlRunner,
   store: SegmentStore,
-  settings: Pick<ArchiveSettings, 'afterDays' | 'keepNewest'>,
+  settings: Pick<ArchiveSettings, 'afterDays' | 'keepNewest' | 'restRatio'>,
   logger: Logger,
   options: ArchivePassOptions = {},
 ): Promise<ArchivePassSummary | null> {
@@ -68,6 +68,7 @@ export async function runArchivePass(
   const archived = await archiveBodies(db, store, {
     before: new Date(now.getTime() - ageMs),
     keepNewest: options.keepNewest ?? settings.keepNewest,
+    restRatio: options.restRatio ?? settings.restRatio,
     signal: options.signal,
     onSegment: options.onSegment,
     onConversation: (convId, totals) => {

@@ -279,7 +279,7 @@ describe.each(plans)('Retention, purges and erasure in the archive (%s, %s store
       expect((await alice.gql(REVOKE, { messageId: messageGlobalId(conv.uuid, 7) })).errors).toBeUndefined();
       await seedAgedMessages(db, conv.uuid, 'alice', 10, 20);
       const rewritten: number[][] = [];
-      const summary = await runArchivePass(db, store, { afterDays: 0, keepNewest: 0 }, createLogger('silent'), {
+      const summary = await runArchivePass(db, store, { afterDays: 0, keepNewest: 0, restRatio: 0 }, createLogger('silent'), {
         onRewritten: (before, after) => before.convId === conv.uuid && rewritten.push([before.fromSeq, before.toSeq, after.fromSeq, after.toSeq, after.count]),
       });
       expect(summary!.reconciled).toMatchObject({ rewritten: 1, textsRemoved: 1, failed: 0 });

@@ -5,7 +5,7 @@ const archiveOf = (env: Record<string, string>) => {
   const result = readConfig(env);
   return result.ok ? { ok: true, archive: result.config.archive } : result;
 };
-const DEFAULTS = { afterDays: null, keepNewest: 200, intervalSeconds: null, store: { kind: 'folder', dir: null }, cacheBytes: 64 * 1024 * 1024, readTimeoutMs: 800 };
+const DEFAULTS = { afterDays: null, keepNewest: 200, intervalSeconds: null, store: { kind: 'folder', dir: null }, cacheBytes: 64 * 1024 * 1024, readTimeoutMs: 800, restRatio: 1 };
 
 describe('Archive settings', () => {
   it('archives nothing by default, into archive/ in the data folder (dir null), with a 64 MB cache', () => {
@@ -13,10 +13,10 @@ describe('Archive settings', () => {
   });
 
   it('reads the age, the newest kept, the interval, the folder, the cache size and the read deadline', () => {
-    const env = { ARCHIVE_AFTER_DAYS: '90', ARCHIVE_KEEP_NEWEST: '0', ARCHIVE_INTERVAL_SECONDS: '3600', ARCHIVE_DIR: '/srv/cold', ARCHIVE_CACHE_MB: '0', ARCHIVE_READ_TIMEOUT_MS: '2500' };
+    const env = { ARCHIVE_AFTER_DAYS: '90', ARCHIVE_KEEP_NEWEST: '0', ARCHIVE_INTERVAL_SECONDS: '3600', ARCHIVE_DIR: '/srv/cold', ARCHIVE_CACHE_MB: '0', ARCHIVE_READ_TIMEOUT_MS: '2500', ARCHIVE_REST_RATIO: '0' };
     expect(archiveOf(env)).toEqual({
       ok: true,
-      archive: { afterDays: 90, keepNewest: 0, intervalSeconds: 3600, store: { kind: 'folder', dir: '/srv/cold' }, cacheBytes: 0, readTimeoutMs: 2500 },
+      archive: { afterDays: 90, keepNewest: 0, intervalSeconds: 3600, store: { kind: 'folder', dir: '/srv/cold' }, cacheBytes: 0, readTimeoutMs: 2500, restRatio: 0 },
     });
   });
 

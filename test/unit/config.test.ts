@@ -36,7 +36,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   changeFeedDays: 30,
   trustedDocuments: null,
   metricsToken: null,
-  archive: { afterDays: null, keepNewest: 200, intervalSeconds: null, store: { kind: 'folder', dir: null }, cacheBytes: 64 * 1024 * 1024, readTimeoutMs: 800 },
+  archive: { afterDays: null, keepNewest: 200, intervalSeconds: null, store: { kind: 'folder', dir: null }, cacheBytes: 64 * 1024 * 1024, readTimeoutMs: 800, restRatio: 1 },
 };
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: SECRET_32 };
 const PRODUCTION_DEFAULTS: Config = {
