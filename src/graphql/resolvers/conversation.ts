@@ -3,8 +3,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { decodeChangeCursor, decodeCursor } from '../../history/cursor.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
 import { spanWithinCut } from '../../history/pageCut.ts';
-import { cutExtraRow, sliceAround, slicePage } from '../../history/pageSlice.ts';
-import { pageSpan } from '../../history/pageSpan.ts';
+import { cutExtraRow, type PageSlice, sliceAround, slicePage } from '../../history/pageSlice.ts';
+import { pageSpan, type SeqRange, type SpanInput } from '../../history/pageSpan.ts';
 import { aroundCount, aroundSides, pageWindow } from '../../history/pageWindow.ts';
 import { effectivePolicy } from '../../history/retention.ts';
 import { readChanges } from '../../store/changes.ts';
@@ -12,6 +12,7 @@ import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
+import type { MessageRow } from '../../store/rows.ts';
 import { readPageBodies } from './pageBodies.ts';
 import { keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
@@ -37,6 +38,12 @@ function changeCursorSeq(convId: string, cursor: string | null | undefined): num
   if (decoded.ok) return decoded.seq;
   const why = decoded.problem === 'other-conversation' ? 'belongs to another conversation' : 'is not a change cursor';
   throw badUserInput(`Argument \`after\` ${why}: got ${echo(cursor)}. Use a \`changesCursor\` or a \`cursor\` from this conversation.`, 'after');
+}
+
+/** The seqs a page accounts for (src/history/pageSpan.ts), stopping where it was cut short. */
+function spanOf(slice: PageSlice<MessageRow>, latestSeq: number, from: SpanInput['from'], cut: ConnectionModel['cut']): SeqRange | null {
+  const span = pageSpan({ seqs: slice.rows.map((r) => r.seq), hasPreviousPage: slice.hasPreviousPage, hasNextPage: slice.hasNextPage, latestSeq, from });
+  return spanWithinCut(span, cut?.at ?? null);
 }
 
 /**
@@ -68,16 +75,7 @@ async function aroundConnection(
     anchor: { seq: anchorSeq, found: scanned.anchor !== null },
     requestSeq: null,
     cut,
-    span: spanWithinCut(
-      pageSpan({
-        seqs: slice.rows.map((r) => r.seq),
-        hasPreviousPage: slice.hasPreviousPage,
-        hasNextPage: slice.hasNextPage,
-        latestSeq: scanned.latestSeq,
-        from: { kind: 'around', anchorSeq },
-      }),
-      cut?.at ?? null,
-    ),
+    span: spanOf(slice, scanned.latestSeq, { kind: 'around', anchorSeq }, cut),
   };
 }
 
@@ -158,15 +156,11 @@ export const Conversation: ConversationResolvers = {
       anchor: null,
       requestSeq: window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq,
       cut,
-      span: spanWithinCut(
-        pageSpan({
-          seqs: slice.rows.map((r) => r.seq),
-          hasPreviousPage: slice.hasPreviousPage,
-          hasNextPage: slice.hasNextPage,
-          latestSeq: scanned.latestSeq,
-          from: window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
-        }),
-        cut?.at ?? null,
+      span: spanOf(
+        slice,
+        scanned.latestSeq,
+        window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
+        cut,
       ),
     };
   },
