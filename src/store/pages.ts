@@ -84,13 +84,16 @@ const WALKED = sql.identifier('m');
  * keeps each subquery from being flattened, so the floor and the flag are
  * computed once per request, not once per scanned row. The scan and the
  * flag refer to the member row as `mb` (its `conv_id` is `mb.convId`).
- * `with-bodies` joins each scanned row's warm body (the scan must answer
+ * `with-bodies` reads each scanned row's warm body (the scan must answer
  * `messageColumns`), so a page of warm messages is one statement with its
  * texts; `seqs-only` is for scans that answer seqs alone.
  */
 function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL, bodies: 'with-bodies' | 'seqs-only' = 'with-bodies'): SQL {
-  const body = bodies === 'with-bodies' ? sql`${b.text}` : sql`null::text`;
-  const bodyJoin = bodies === 'with-bodies' ? sql`left join ${messageBodies} ${b} on ${b.convId} = p."convId" and ${b.seq} = p.seq` : sql``;
+  // A scalar subquery, not a join: one primary-key probe per scanned row
+  // whatever the statistics say (a join's plan changed once the tables were
+  // analyzed, and could hash the conversation's bodies).
+  const body =
+    bodies === 'with-bodies' ? sql`(select ${b.text} from ${messageBodies} ${b} where ${b.convId} = p."convId" and ${b.seq} = p.seq)` : sql`null::text`;
   return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, p.*, ${body} as body_text
     from (select mb.*, ${behind} as behind_exists
           from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v)} as floor_seq,
@@ -100,8 +103,7 @@ function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL, bodies: 'wi
                 where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
                 offset 0) mb
           offset 0) mb
-    left join lateral (${scan}) p on true
-    ${bodyJoin}`;
+    left join lateral (${scan}) p on true`;
 }
 
 /** The warm bodies a page statement joined, by seq. */
