@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { archiveAgeMs, runArchivePass } from './archive/pass.ts';
+import { archiveAgeMs, runArchivePass, tidyArchive } from './archive/pass.ts';
 import { parseDuration } from './archive/duration.ts';
 import { createArchiveReader, setProcessArchive } from './archive/reader.ts';
 import { openSegmentStore } from './archive/segmentStore.ts';
@@ -306,14 +306,25 @@ async function archive(args: string[]): Promise<void> {
   const count = (n: number) => n.toLocaleString('en');
   const options = { olderThanMs: age?.ms, keepNewest };
   const ageMs = archiveAgeMs(config.archive, options);
-  if (!verify && ageMs === null) {
-    say('archive: archiving is off (ARCHIVE_AFTER_DAYS is not set); nothing to do. Pass --older-than <duration>, like 90d, to archive once.');
-    return;
-  }
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);
   const db = createRunner(handle.client);
   const store = openSegmentStore(config.archive.store, config.dataDir);
+  const segmentLines = {
+    onOrphans: (removed: number) => say(`removed ${count(removed)} objects that no record names (emptied by purges or erasure, or written by an interrupted run)`),
+    onDropped: (s: { key: string }) => say(`deleted segment ${s.key}: none of its messages is readable any more (purged, expired, revoked or erased)`),
+    onRewritten: (before: { key: string; count: number }, after: { count: number; fromSeq: number; toSeq: number }) =>
+      say(`rewrote segment ${before.key} with its ${count(after.count)} readable messages of ${count(before.count)} (seqs ${after.fromSeq} to ${after.toSeq})`),
+  };
+  if (!verify && ageMs === null) {
+    // Switched off, archiving still owes what it archived before: purges and erasure reach those segments.
+    const tidied = await tidyArchive(db, store, createLogger('silent'), segmentLines);
+    await handle.close();
+    const { dropped, rewritten } = tidied.reconciled;
+    const what = dropped + rewritten + tidied.orphansRemoved === 0 ? 'nothing to do' : 'nothing new archived; segments from before were brought in line with purges and erasure';
+    say(`archive: archiving is off (ARCHIVE_AFTER_DAYS is not set); ${what}. Pass --older-than <duration>, like 90d, to archive once.`);
+    return;
+  }
   if (verify) {
     say(`archive --verify: checking every recorded segment in ${store.location}...`);
     let lastProgress = performance.now();
@@ -346,10 +357,7 @@ async function archive(args: string[]): Promise<void> {
   const summary = (await runArchivePass(db, store, config.archive, createLogger('silent'), {
     ...options,
     signal: stopping.signal,
-    onOrphans: (removed) => say(`removed ${count(removed)} objects that no record names (emptied by purges or erasure, or written by an interrupted run)`),
-    onDropped: (s) => say(`deleted segment ${s.key}: none of its messages is readable any more (purged, expired, revoked or erased)`),
-    onRewritten: (before, after) =>
-      say(`rewrote segment ${before.key} with its ${count(after.count)} readable messages of ${count(before.count)} (seqs ${after.fromSeq} to ${after.toSeq})`),
+    ...segmentLines,
     onSkipped: (convId, fromSeq, toSeq) => say(`skipped seqs ${fromSeq} to ${toSeq} of conversation ${convId}: they changed while being archived`),
     onConversation: (convId, t) => say(`archived ${count(t.messages)} messages of conversation ${convId} in ${count(t.segments)} segments`),
     onSegment: (segment) => {

@@ -280,7 +280,7 @@ const recordedKeys = statement<{ convIds: string[]; fromSeqs: number[]; keys: st
  * shape) and `archive_segments` does not record, once older than
  * `graceMs`. Answers how many it deleted.
  */
-async function removeOrphans(db: SqlRunner, store: SegmentStore, graceMs: number): Promise<number> {
+export async function removeOrphans(db: SqlRunner, store: SegmentStore, graceMs: number = ORPHAN_GRACE_MS): Promise<number> {
   const cutoff = Date.now() - graceMs;
   let removed = 0;
   let batch: { key: string; convId: string; fromSeq: number | null }[] = [];

@@ -10,7 +10,7 @@
 import type { ArchiveSettings } from '../config.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { Logger } from '../log.ts';
-import { type ArchiveOptions, archiveBodies, type ArchiveSummary } from './archiver.ts';
+import { type ArchiveOptions, archiveBodies, type ArchiveSummary, removeOrphans } from './archiver.ts';
 import { type ReconcileOptions, reconcileSegments, type ReconcileSummary } from './rewrite.ts';
 import type { SegmentStore } from './segmentStore.ts';
 
@@ -50,21 +50,7 @@ export async function runArchivePass(
   if (ageMs === null) return null;
   const now = options.now ?? new Date();
   // Before archiving: an erasure's texts should not wait behind a long backlog.
-  const reconciled = await reconcileSegments(db, store, {
-    signal: options.signal,
-    onDropped: (segment) => {
-      logger.info({ conversation: segment.convId, fromSeq: segment.fromSeq, toSeq: segment.toSeq, key: segment.key }, 'deleted an archive segment with no live message');
-      options.onDropped?.(segment);
-    },
-    onRewritten: (before, after) => {
-      logger.info(
-        { conversation: before.convId, before: { fromSeq: before.fromSeq, toSeq: before.toSeq, count: before.count }, after: { fromSeq: after.fromSeq, toSeq: after.toSeq, count: after.count } },
-        'rewrote an archive segment without its purged, revoked or erased texts',
-      );
-      options.onRewritten?.(before, after);
-    },
-    onFailed: (segment, problem) => logger.error({ conversation: segment.convId, key: segment.key, problem }, 'archive segment not rewritten: its object cannot be read'),
-  });
+  const reconciled = await reconcileLogged(db, store, logger, options);
   const archived = await archiveBodies(db, store, {
     before: new Date(now.getTime() - ageMs),
     keepNewest: options.keepNewest ?? settings.keepNewest,
@@ -87,4 +73,45 @@ export async function runArchivePass(
   const summary: ArchivePassSummary = { ...archived, stopped: archived.stopped || reconciled.stopped, reconciled };
   logger.info({ ...summary, store: store.location }, summary.stopped ? 'archive stopped before finishing' : 'archive finished');
   return summary;
+}
+
+/** `reconcileSegments` with each drop, rewrite and failure logged and passed on. */
+function reconcileLogged(
+  db: SqlRunner,
+  store: SegmentStore,
+  logger: Logger,
+  options: Pick<ArchivePassOptions, 'signal' | 'onDropped' | 'onRewritten'>,
+): Promise<ReconcileSummary> {
+  return reconcileSegments(db, store, {
+    signal: options.signal,
+    onDropped: (segment) => {
+      logger.info({ conversation: segment.convId, fromSeq: segment.fromSeq, toSeq: segment.toSeq, key: segment.key }, 'deleted an archive segment with no live message');
+      options.onDropped?.(segment);
+    },
+    onRewritten: (before, after) => {
+      logger.info(
+        { conversation: before.convId, before: { fromSeq: before.fromSeq, toSeq: before.toSeq, count: before.count }, after: { fromSeq: after.fromSeq, toSeq: after.toSeq, count: after.count } },
+        'rewrote an archive segment without its purged, revoked or erased texts',
+      );
+      options.onRewritten?.(before, after);
+    },
+    onFailed: (segment, problem) => logger.error({ conversation: segment.convId, key: segment.key, problem }, 'archive segment not rewritten: its object cannot be read'),
+  });
+}
+
+/**
+ * What archiving switched off still owes the segments written before: they
+ * follow purges, retention and erasure (reconciled, and objects no record
+ * names removed), and nothing new is archived.
+ */
+export async function tidyArchive(
+  db: SqlRunner,
+  store: SegmentStore,
+  logger: Logger,
+  options: Pick<ArchivePassOptions, 'signal' | 'onDropped' | 'onRewritten' | 'onOrphans'> = {},
+): Promise<{ reconciled: ReconcileSummary; orphansRemoved: number }> {
+  const reconciled = await reconcileLogged(db, store, logger, options);
+  const orphansRemoved = await removeOrphans(db, store);
+  if (orphansRemoved > 0) options.onOrphans?.(orphansRemoved);
+  return { reconciled, orphansRemoved };
 }

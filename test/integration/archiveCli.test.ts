@@ -142,7 +142,7 @@ describe.each(backends)('backscroll archive (%s)', { timeout: TEST_LIMIT_MS }, (
     expect(failed.stdout).toContain('archive --verify: 1 of 2 segments failed\n');
   });
 
-  it('says which segments a run rewrote or deleted because their messages were revoked or purged since', async () => {
+  it('says which segments a run rewrote or deleted because their messages were revoked or purged since, archiving switched off or not', async () => {
     const settings = await seededDatabase(backend, 300);
     expect((await runCli(['archive', '--older-than', '0s', '--keep-newest', '0'], settings)).code).toBe(0);
     const change = async (statement: string) => {
@@ -158,10 +158,12 @@ describe.each(backends)('backscroll archive (%s)', { timeout: TEST_LIMIT_MS }, (
     expect(rewritten.code, rewritten.stderr).toBe(0);
     expect(rewritten.stdout).toMatch(new RegExp(`rewrote segment ${key}(\\.seg)? with its 299 readable messages of 300 \\(seqs 1 to 300\\)\n`));
 
+    // Archiving switched off (no ARCHIVE_AFTER_DAYS, no --older-than) still brings old segments in line.
     await change(`delete from messages where conv_id = '${CONV}'`);
-    const dropped = await runCli(['archive', '--older-than', '0s', '--keep-newest', '0'], settings);
+    const dropped = await runCli(['archive'], settings);
     expect(dropped.code, dropped.stderr).toBe(0);
     expect(dropped.stdout).toMatch(/deleted segment \S+: none of its messages is readable any more/);
+    expect(dropped.stdout).toContain('archive: archiving is off (ARCHIVE_AFTER_DAYS is not set); nothing new archived; segments from before were brought in line');
     expect(await segmentFiles(join(settings.BACKSCROLL_DATA_DIR!, 'archive'))).toEqual([]);
   });
 
