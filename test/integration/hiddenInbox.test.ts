@@ -33,7 +33,15 @@ const READ_TO = 20;
 /** bob hides every seq above this. */
 const BOB_KEEPS = 100;
 const HIDES_PER_CALL = 100;
-const MODES: PlanMode[] = ['custom', 'generic'];
+/**
+ * The plan modes each backend runs: the server plans every prepared
+ * statement once on PostgreSQL (plan_cache_mode force_generic_plan,
+ * src/db/client.ts), while PGlite keeps PostgreSQL's default, which starts
+ * with custom plans. A custom plan on PostgreSQL, which the server never
+ * runs, sometimes read a run through messages_created_idx on data never
+ * analyzed (67 buffers for 3 rows, in 1 of 8 runs), so it is not asserted.
+ */
+const modesOf = (backend: string): PlanMode[] => (backend === 'postgres' ? ['generic'] : ['custom', 'generic']);
 
 /** The most rows of `messages` (or hidden ranges) a statement that may answer or count `most` messages may read: each twice, and a few probes at the edges of what it skips. */
 const rowsBound = (most: number) => 2 * most + 20;
@@ -106,7 +114,7 @@ describe.each(backends)('The inbox costs what it shows, whatever the viewer hid 
   const plans = async (viewerId: string): Promise<Map<string, { most: number; plan: PlanNode }>> => {
     const found = new Map<string, { most: number; plan: PlanNode }>();
     for (const [name, { most, statement }] of Object.entries(await inboxStatements(viewerId))) {
-      for (const mode of MODES) found.set(`${name} (${mode})`, { most, plan: await explainPrepared(db, arraysAsText(statement), mode) });
+      for (const mode of modesOf(backend)) found.set(`${name} (${mode})`, { most, plan: await explainPrepared(db, arraysAsText(statement), mode) });
     }
     return found;
   };
@@ -186,7 +194,7 @@ describe.each(backends)('The inbox costs what it shows, whatever the viewer hid 
     expect(await inbox(dan)).toEqual([{ id: conv.id, unreadCount: 0, unreadCountCapped: false, lastMessage: null }]);
   });
 
-  it("reads as many rows for bob's and dan's inbox as for carol's, on data never analyzed, custom and generic plans alike", async () => {
+  it("reads as many rows for bob's and dan's inbox as for carol's, on data never analyzed, in every plan mode the server runs", async () => {
     for (const viewer of ['bob', 'dan', 'carol']) expectBounded(await plans(viewer));
   });
 
