@@ -824,6 +824,7 @@ export type PageCutShort = {
   __typename?: 'PageCutShort';
   /** What happened, for people. */
   message: Scalars['String']['output'];
+  /** Why the page holds less than it was asked for: archived messages were late, or unreadable. */
   reason: PageCutShortReason;
 };
 
