@@ -82,6 +82,8 @@ export interface Config {
   landingPage: boolean;
   /** How long a sender may revoke their own message. */
   revokeWindowSeconds: number;
+  /** How long a sender may edit their own message; null: any time. */
+  editWindowSeconds: number | null;
   /** Connections in the postgres.js pool (per worker process). */
   poolSize: number;
   /** PostgreSQL's statement_timeout for the server's connections, in milliseconds. */
@@ -143,6 +145,7 @@ export const SETTINGS = [
   { name: 'BACKSCROLL_INTROSPECTION', default: 'on', meaning: 'schema introspection (off by default in production)' },
   { name: 'BACKSCROLL_LANDING_PAGE', default: 'on', meaning: 'Apollo Sandbox on GET /graphql (off by default in production)' },
   { name: 'REVOKE_WINDOW_SECONDS', default: '120', meaning: 'how long a sender may revoke their own message' },
+  { name: 'EDIT_WINDOW_SECONDS', default: null, meaning: 'how long a sender may edit their own message; unset: any time' },
   { name: 'DATABASE_POOL_SIZE', default: '10', meaning: 'PostgreSQL connections per server process' },
   { name: 'BACKSCROLL_WORKERS', default: '1', meaning: 'server processes sharing the port (more than one needs DATABASE_URL)' },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement_timeout of the server connections' },
@@ -238,6 +241,7 @@ export function readConfig(env: Env): ConfigResult {
     introspection: flag('BACKSCROLL_INTROSPECTION', !production),
     landingPage: flag('BACKSCROLL_LANDING_PAGE', !production),
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
+    editWindowSeconds: optionalInteger('EDIT_WINDOW_SECONDS', 100 * 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
     statementTimeoutMs: integer('STATEMENT_TIMEOUT_MS', 5000, 10, 3_600_000),

@@ -105,9 +105,17 @@ export const messages = pgTable(
     revokedBy: text('revoked_by'),
     /** Set when the sender's data was erased (`eraseUser`): the body is gone, the seq stays. */
     erasedAt: timestamp('erased_at', { withTimezone: true }),
+    /** When the text was last edited (`editMessage`); null: never. Earlier versions are in `message_edits`. */
+    editedAt: timestamp('edited_at', { withTimezone: true }),
+    /** The message of this conversation it replies to; null: not a reply. */
+    replyToSeq: bigint('reply_to_seq', { mode: 'number' }),
+    /** The root of the thread it belongs to (threads are one level deep); null on a message that is not a reply. */
+    threadRootSeq: bigint('thread_root_seq', { mode: 'number' }),
   },
   (t) => [
     primaryKey({ columns: [t.convId, t.seq] }),
+    // A thread in seq order, and its reply count: one range per root.
+    index('messages_thread_idx').on(t.convId, t.threadRootSeq, t.seq).where(sql`${t.threadRootSeq} is not null`),
     // Jump to a date, and the retention cut-off by time: one probe each.
     index('messages_created_idx').on(t.convId, t.createdAt, t.seq),
     // Idempotent sends: a retry with the same client id finds the first copy.
@@ -142,6 +150,58 @@ export const messageBodies = pgTable(
     // lexeme is ANDed into each query, so it stays per conversation.
     index('message_bodies_search_idx').using('gin', t.searchTerms),
   ],
+);
+
+/**
+ * Earlier versions of edited messages: `version` 1 is the text as sent, each
+ * edit adds the version it replaced, with `edited_at` the time it was
+ * replaced. Every path that deletes a message's text deletes these with it
+ * in the same statement (revoke, purges, erasure, retention).
+ */
+export const messageEdits = pgTable(
+  'message_edits',
+  {
+    convId: uuid('conv_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    version: integer('version').notNull(),
+    text: text('text').notNull(),
+    /** When this version was replaced by the next. */
+    editedAt: timestamp('edited_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.convId, t.seq, t.version] })],
+);
+
+/**
+ * Reactions: one row per (message, reaction, user). A message's groups are
+ * read for a whole page in one statement, ordered by each reaction's first
+ * use (`created_at`).
+ */
+export const messageReactions = pgTable(
+  'message_reactions',
+  {
+    convId: uuid('conv_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    reaction: text('reaction').notNull(),
+    userId: text('user_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.convId, t.seq, t.reaction, t.userId] }),
+    // Erasure removes a user's reactions everywhere.
+    index('message_reactions_user_idx').on(t.userId),
+  ],
+);
+
+/** How far a member has read one thread (`markThreadRead`): replies at or below `read_seq` are read. */
+export const threadReads = pgTable(
+  'thread_reads',
+  {
+    convId: uuid('conv_id').notNull(),
+    rootSeq: bigint('root_seq', { mode: 'number' }).notNull(),
+    userId: text('user_id').notNull(),
+    readSeq: bigint('read_seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.convId, t.rootSeq, t.userId] })],
 );
 
 /**
@@ -227,7 +287,7 @@ export const conversationChanges = pgTable(
   {
     convId: uuid('conv_id').notNull(),
     changeSeq: bigint('change_seq', { mode: 'number' }).notNull(),
-    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased'. */
+    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read'. */
     kind: text('kind').notNull(),
     fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
     toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
@@ -241,7 +301,7 @@ export const conversationChanges = pgTable(
     primaryKey({ columns: [t.convId, t.changeSeq] }),
     check(
       'conversation_changes_kind_check',
-      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased')`,
+      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased', 'edited', 'reactions_changed', 'thread_read')`,
     ),
     // Pruning old entries.
     index('conversation_changes_created_idx').on(t.createdAt),

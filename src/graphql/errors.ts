@@ -24,9 +24,9 @@ export function notFound(message: string, reason?: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'NOT_FOUND', ...(reason ? { reason } : {}) } });
 }
 
-/** The viewer may read the thing but not do this to it. */
-export function forbidden(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'FORBIDDEN' } });
+/** The viewer may read the thing but not do this to it; `reason` says why where a client can act on it (e.g. `ARCHIVED`). */
+export function forbidden(message: string, reason?: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'FORBIDDEN', ...(reason ? { reason } : {}) } });
 }
 
 /**

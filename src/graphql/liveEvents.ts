@@ -68,6 +68,8 @@ const MAX_BACKLOG = 1000;
 const EVENT_KIND = {
   sent: 'MESSAGE_SENT',
   revoked: 'MESSAGE_REVOKED',
+  edited: 'MESSAGE_EDITED',
+  reacted: 'REACTIONS_CHANGED',
   purged: 'MESSAGES_PURGED',
   read: 'READ_MOVED',
 } as const;

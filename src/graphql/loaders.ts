@@ -14,10 +14,13 @@ import { countReaders, countUnread, findLastMessages } from '../store/inbox.ts';
 import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey, messageKeyString } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
+import { type EditRow, type EditsRequest, findEdits } from '../store/edits.ts';
+import { findReactionGroups, findReactors, type ReactionGroupRow, type ReactorRow, type ReactorsRequest } from '../store/reactions.ts';
+import { countThreads, type ThreadCounts } from '../store/threads.ts';
 
 /** One batch a loader ran: which loader and how many keys. */
 export interface LoaderBatch {
-  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'unread' | 'readCount';
+  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads';
   size: number;
 }
 
@@ -34,6 +37,14 @@ export interface Loaders {
   unread: DataLoader<string, UnreadCount>;
   /** Read receipts: how many members other than the sender have read a message. Only load keys the viewer may see. */
   readCount: DataLoader<MessageKey, number, string>;
+  /** A page of a message's earlier versions. Only load messages the viewer may see. */
+  edits: DataLoader<EditsRequest, EditRow[], string>;
+  /** A message's reactions as the viewer sees them. Only load keys the viewer may see. */
+  reactions: DataLoader<MessageKey, ReactionGroupRow[], string>;
+  /** A page of one reaction's users. Only load messages the viewer may see. */
+  reactors: DataLoader<ReactorsRequest, ReactorRow[], string>;
+  /** A root's visible replies and the viewer's unread ones in its thread. Only load keys the viewer may see. */
+  threads: DataLoader<MessageKey, ThreadCounts, string>;
 }
 
 /**
@@ -58,6 +69,16 @@ export function createLoaders(db: SqlRunner, viewerId: string, retention: Retent
     lastMessage: () => new DataLoader(recorded('lastMessage', (ids: readonly string[]) => findLastMessages(db, viewerId, retention, ids))),
     unread: () => new DataLoader(recorded('unread', (ids: readonly string[]) => countUnread(db, viewerId, retention, ids))),
     readCount: () => new DataLoader(recorded('readCount', (keys: readonly MessageKey[]) => countReaders(db, keys)), byMessageKey),
+    edits: () =>
+      new DataLoader(recorded('edits', (requests: readonly EditsRequest[]) => findEdits(db, requests)), {
+        cacheKeyFn: (r) => `${messageKeyString(r)}:${r.beforeVersion}:${r.limit}`,
+      }),
+    reactions: () => new DataLoader(recorded('reactions', (keys: readonly MessageKey[]) => findReactionGroups(db, viewerId, keys)), byMessageKey),
+    reactors: () =>
+      new DataLoader(recorded('reactors', (requests: readonly ReactorsRequest[]) => findReactors(db, requests)), {
+        cacheKeyFn: (r) => JSON.stringify([messageKeyString(r), r.reaction, r.after, r.limit]),
+      }),
+    threads: () => new DataLoader(recorded('threads', (keys: readonly MessageKey[]) => countThreads(db, viewerId, retention, keys)), byMessageKey),
   };
   const made: Partial<Record<keyof Loaders, unknown>> = { ...given };
   const loaders = {} as Loaders;

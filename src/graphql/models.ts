@@ -9,6 +9,8 @@ import type { RetentionPolicy } from '../history/retention.ts';
 import type { SearchQuery } from '../history/searchText.ts';
 import type { SearchHit } from '../search/backend.ts';
 import type { ChangeRow } from '../store/changes.ts';
+import type { EditRow } from '../store/edits.ts';
+import type { ReactionGroupRow } from '../store/reactions.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
 /**
@@ -103,11 +105,11 @@ export type AnnouncementEdgeModel = KeysetEdge<AnnouncementModel>;
 
 /** A live event, already checked against the subscriber's membership. */
 export interface ConversationEventModel {
-  kind: 'MESSAGE_SENT' | 'MESSAGE_REVOKED' | 'MESSAGES_PURGED' | 'READ_MOVED';
+  kind: 'MESSAGE_SENT' | 'MESSAGE_REVOKED' | 'MESSAGE_EDITED' | 'REACTIONS_CHANGED' | 'MESSAGES_PURGED' | 'READ_MOVED';
   convId: string;
   seq: number;
   toSeq: number;
-  /** The message as the subscriber sees it (sent, revoked), or null. */
+  /** The message as the subscriber sees it (sent, revoked, edited, reactions changed), or null. */
   message: MessageRow | null;
   /** READ_MOVED: whose cursor. */
   userId: string | null;
@@ -145,13 +147,32 @@ export interface RetentionPolicyModel extends RetentionPolicy {
 /** A page of the change feed, ready to answer. */
 export interface ChangeConnectionModel {
   convId: string;
-  changes: ChangeRow[];
+  changes: MessageChangeModel[];
   /** The entry number the next call continues after. */
   cursorChangeSeq: number;
   hasMore: boolean;
   goneThroughSeq: number;
 }
-export type MessageChangeModel = ChangeRow;
+/** A change-feed entry and the conversation it is in (its `message` is loaded from there). */
+export interface MessageChangeModel extends ChangeRow {
+  convId: string;
+}
+
+/** A page of a message's earlier versions, newest first. */
+export type MessageEditModel = EditRow;
+export type MessageEditConnectionModel = KeysetPage<EditRow>;
+export type MessageEditEdgeModel = KeysetEdge<EditRow>;
+
+/** A page of a thread: its replies in ascending seq order with exact flags. */
+export interface ThreadConnectionModel {
+  convId: string;
+  slice: PageSlice<MessageRow>;
+}
+
+/** One reaction on a message as the viewer sees it. */
+export type ReactionGroupModel = ReactionGroupRow;
+export type UserConnectionModel = KeysetPage<UserModel>;
+export type UserEdgeModel = KeysetEdge<UserModel>;
 
 export interface ConversationPayloadModel {
   conversation: ConversationRow;

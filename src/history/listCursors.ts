@@ -1,6 +1,7 @@
 /**
  * Cursors of the lists that are not message pages: a conversation's members
- * (join time and user id) and announcements (id). Opaque, checksummed, each
+ * (join time and user id), announcements (id), a message's earlier versions
+ * (version) and a reaction's users (reaction time and user id). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
@@ -40,4 +41,46 @@ export function encodeAnnouncementCursor(id: number): string {
 export function decodeAnnouncementCursor(cursor: string): number | null {
   const fields = decodeOpaque(ANNOUNCEMENTS, 1, cursor);
   return fields === null ? null : parseSeq(fields[0]!);
+}
+
+const EDITS = 'ed1';
+const REACTORS = 'rx1';
+
+/** The cursor after version `version` of message `seq` of `convId` (its `edits` list). */
+export function encodeEditCursor(convId: string, seq: number, version: number): string {
+  return encodeOpaque(EDITS, [convId, seq, version]);
+}
+
+/** The version an `edits` cursor of message `seq` of `convId` names, or null when it is not one of that list's cursors. */
+export function decodeEditCursor(convId: string, seq: number, cursor: string): number | null {
+  const fields = decodeOpaque(EDITS, 3, cursor);
+  if (fields === null) return null;
+  const [cursorConvId, seqText, versionText] = fields as [string, string, string];
+  const version = parseSeq(versionText);
+  if (cursorConvId !== convId || parseSeq(seqText) !== seq || version === null || version > 2_147_483_647) return null;
+  return version;
+}
+
+/** Where a user is in a reaction group's list: when they reacted (microseconds since the epoch) and who they are. */
+export interface ReactorPosition {
+  reactedMicros: number;
+  userId: string;
+}
+
+/** The cursor after `position` in the users of `reaction` on message `seq` of `convId`. */
+export function encodeReactorCursor(convId: string, seq: number, reaction: string, position: ReactorPosition): string {
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  return encodeOpaque(REACTORS, [convId, seq, b64(reaction), position.reactedMicros, b64(position.userId)]);
+}
+
+/** The position a reaction group's cursor names, or null when it is not a cursor of that group. */
+export function decodeReactorCursor(convId: string, seq: number, reaction: string, cursor: string): ReactorPosition | null {
+  const fields = decodeOpaque(REACTORS, 5, cursor);
+  if (fields === null) return null;
+  const [cursorConvId, seqText, reactionText, microsText, userText] = fields as [string, string, string, string, string];
+  const micros = parseSeq(microsText);
+  const userId = Buffer.from(userText, 'base64url').toString('utf8');
+  if (cursorConvId !== convId || parseSeq(seqText) !== seq || Buffer.from(reactionText, 'base64url').toString('utf8') !== reaction) return null;
+  if (micros === null || !isValidUserId(userId) || Buffer.from(userId, 'utf8').toString('base64url') !== userText) return null;
+  return { reactedMicros: micros, userId };
 }

@@ -34,6 +34,12 @@ export const LIST_SIZES = {
   members: size(50, 1, 100),
   /** `Conversation.changes(first)`: feed entries are small. */
   changes: size(100, 1, 500),
+  /** `Message.replies(first | last)`: a thread, paged like `messages`. */
+  replies: size(20, 1, 100),
+  /** `Message.edits(first)`: a message's earlier versions. */
+  edits: size(20, 1, 100),
+  /** `ReactionGroup.users(first)`. */
+  reactors: size(10, 1, 100),
 } as const satisfies Record<string, ListSize>;
 
 export type ListName = keyof typeof LIST_SIZES;

@@ -32,8 +32,8 @@ export interface ArgumentProblem {
 export type WindowResult = { ok: true; window: PageWindow } | { ok: false; problem: ArgumentProblem };
 
 
-/** Resolves the arguments of `messages` into a window, or says which argument is wrong. */
-export function pageWindow(args: PageArgs): WindowResult {
+/** Resolves the arguments of `messages` (or of `replies`, paged the same way) into a window, or says which argument is wrong. */
+export function pageWindow(args: PageArgs, list: 'messages' | 'replies' = 'messages'): WindowResult {
   const { first, last, afterSeq, beforeSeq } = args;
   const refuse = (argumentName: string, message: string): WindowResult => ({
     ok: false,
@@ -51,8 +51,8 @@ export function pageWindow(args: PageArgs): WindowResult {
   if (given(last) && given(afterSeq)) {
     return refuse('after', 'Argument `after` pages forward and goes with `first`, not `last`.');
   }
-  // Sizes and their range come from the one table (listSizes.ts): `messages`.
-  const checked = given(first) ? listSize('messages', 'first', first) : listSize('messages', 'last', last);
+  // Sizes and their range come from the one table (listSizes.ts).
+  const checked = given(first) ? listSize(list, 'first', first) : listSize(list, 'last', last);
   if (!checked.ok) return { ok: false, problem: checked.problem };
   const size = checked.size;
   if (given(first) || given(afterSeq)) {

@@ -35,6 +35,8 @@ function awaits(notice: Notice): number {
     case 'sent':
       return notice.seq - 1;
     case 'revoked':
+    case 'edited':
+    case 'reacted':
     case 'read':
       return notice.seq;
     case 'purged':

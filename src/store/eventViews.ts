@@ -37,7 +37,7 @@ type EventView = MemberView | NotFound;
 /** What a member sees of one notice. */
 interface MemberView {
   kind: 'member';
-  /** `sent`, `revoked`: the message as they see it; null when they cannot see it (or the notice names none). */
+  /** `sent`, `revoked`, `edited`, `reacted`: the message as they see it; null when they cannot see it (or the notice names none). */
   message: MessageRow | null;
   /** Seqs at or below this are not theirs to see (cleared, before they joined, expired): no event about them. */
   floorSeq: number;
@@ -65,6 +65,9 @@ const NO_MESSAGE = selectList<{ [Field in keyof MessageRow]: null }>({
   createdAt: sql<null>`null::text`,
   revokedAt: sql<null>`null::text`,
   revokedBy: sql<null>`null::text`,
+  editedAt: sql<null>`null::text`,
+  replyToSeq: sql<null>`null::int8`,
+  threadRootSeq: sql<null>`null::int8`,
 });
 
 interface EventViewValues extends RetentionValues {
@@ -118,7 +121,7 @@ export function createEventBatch(client: SqlClient, serverRetention: RetentionPo
   // A runner of its own: the batch lives as long as its notice is being delivered.
   const db = createRunner(client);
   const retention: RetentionClock = { server: serverRetention, now: new Date() };
-  const seq = notice.kind === 'sent' || notice.kind === 'revoked' ? notice.seq : null;
+  const seq = notice.kind === 'sent' || notice.kind === 'revoked' || notice.kind === 'edited' || notice.kind === 'reacted' ? notice.seq : null;
   return {
     retention,
     view: new DataLoader((userIds) => findEventViews(db, retention, notice.convId, seq, userIds)),

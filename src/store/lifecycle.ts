@@ -12,7 +12,7 @@
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, members, messageBodies, messageHides, messages } from '../db/schema.ts';
+import { conversations, members, messageBodies, messageEdits, messageHides, messageReactions, messages, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import type { Notice, Publisher } from './notify.ts';
@@ -38,6 +38,9 @@ const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
 const b = alias(messageBodies, 'b');
 const h = alias(messageHides, 'h');
+const ed = alias(messageEdits, 'ed');
+const rx = alias(messageReactions, 'rx');
+const tr = alias(threadReads, 'tr');
 
 /** What `setRetentionPolicy` did. */
 export type SetRetentionOutcome = { kind: 'set'; expiredThroughSeq: number } | NotFound | Forbidden;
@@ -104,10 +107,13 @@ const purgeableKeys = statement<KeyValues & RetentionValues & { actorId: string;
         for update of ${m}`,
 );
 
-/** Deletes `keys`' index rows, bodies and hides. */
+/** Deletes `keys`' index rows, bodies, hides, earlier versions, reactions and (of roots) thread read positions. */
 const purgeKeys = statement<KeyValues>(
   (v) => sql`with k as (select * from ${keyArrays(v)} as k(conv_id, seq)),
         bodies as (delete from ${messageBodies} ${b} using k where ${b.convId} = k.conv_id and ${b.seq} = k.seq),
+        versions as (delete from ${messageEdits} ${ed} using k where ${ed.convId} = k.conv_id and ${ed.seq} = k.seq),
+        reactions as (delete from ${messageReactions} ${rx} using k where ${rx.convId} = k.conv_id and ${rx.seq} = k.seq),
+        thread_reads as (delete from ${threadReads} ${tr} using k where ${tr.convId} = k.conv_id and ${tr.rootSeq} = k.seq),
         hides as (delete from ${messageHides} ${h} using k where ${h.convId} = k.conv_id and ${h.seq} = k.seq)
         delete from ${messages} ${m} using k where ${m.convId} = k.conv_id and ${m.seq} = k.seq
         returning ${m.convId} as conv_id, ${m.seq} as seq`,
@@ -160,8 +166,16 @@ const erase = statement<{ userId: string }>(
           update ${messages} set ${bare(messages.erasedAt)} = now()
           where ${messages.senderId} = ${v.userId} and ${messages.erasedAt} is null and ${messages.revokedAt} is null
           returning ${messages.convId} as conv_id, ${messages.seq} as seq),
-        bodies as (delete from ${messageBodies} ${b} using erased e where ${b.convId} = e.conv_id and ${b.seq} = e.seq)
+        bodies as (delete from ${messageBodies} ${b} using erased e where ${b.convId} = e.conv_id and ${b.seq} = e.seq),
+        versions as (delete from ${messageEdits} ${ed} using erased e where ${ed.convId} = e.conv_id and ${ed.seq} = e.seq)
         select conv_id, min(seq) as from_seq, max(seq) as to_seq, count(*)::int as n from erased group by conv_id`,
+);
+
+/** Deletes every reaction of `userId`; answers the messages whose reactions changed. */
+const eraseReactions = statement<{ userId: string }>(
+  (v) => sql`with gone as (delete from ${messageReactions} ${rx} where ${rx.userId} = ${v.userId}
+          returning ${rx.convId} as conv_id, ${rx.seq} as seq)
+        select distinct conv_id, seq from gone`,
 );
 
 /**
@@ -172,14 +186,24 @@ const erase = statement<{ userId: string }>(
  * Archived texts leave the store at the archiver's next run, which rewrites
  * every segment holding an erased or revoked text (archive/rewrite.ts).
  */
-export async function eraseUser(db: SqlRunner, userId: string): Promise<number> {
-  return db.transaction(async (tx) => {
+export async function eraseUser(db: SqlRunner, publisher: Publisher, userId: string): Promise<number> {
+  const notices: Notice[] = [];
+  const count = await db.transaction(async (tx) => {
     const erased = await tx.rows<{ conv_id: string; from_seq: number; to_seq: number; n: number }>(erase({ userId }));
     await dropEmptySegments(tx, erased.map((r) => ({ convId: r.conv_id, fromSeq: r.from_seq, toSeq: r.to_seq })));
     await recordChanges(
       tx,
       erased.map((r) => ({ convId: r.conv_id, kind: 'erased' as const, fromSeq: r.from_seq, toSeq: r.to_seq, userId: null, subjectId: userId })),
     );
+    // Their reactions leave with them: each message whose reactions changed
+    // gets its change entry and, once committed, its live event.
+    const reacted = await tx.rows<{ conv_id: string; seq: number }>(eraseReactions({ userId }));
+    const entries = reacted.map((r) => ({ convId: r.conv_id, kind: 'reactions_changed' as const, fromSeq: r.seq, toSeq: r.seq, userId: null, subjectId: null }));
+    for (const e of await recordChanges(tx, entries)) {
+      notices.push({ convId: e.convId, kind: 'reacted', seq: e.fromSeq, toSeq: e.toSeq, userId: null, changeSeq: e.changeSeq });
+    }
     return erased.reduce((sum, r) => sum + r.n, 0);
   });
+  publisher.publish(notices);
+  return count;
 }

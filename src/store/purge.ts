@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, messageBodies, messageHideRanges, messages } from '../db/schema.ts';
+import { conversations, messageBodies, messageEdits, messageHideRanges, messageReactions, messages, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
@@ -29,6 +29,9 @@ const c = alias(conversations, 'c');
 const m = alias(messages, 'm');
 const b = alias(messageBodies, 'b');
 const h = alias(messageHideRanges, 'h');
+const ed = alias(messageEdits, 'ed');
+const rx = alias(messageReactions, 'rx');
+const tr = alias(threadReads, 'tr');
 
 /** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
 const SCAN_CHUNK = 1000;
@@ -179,6 +182,15 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
         bodies as (
           delete from ${messageBodies} ${b} using span
           where ${b.convId} = ${v.convId} and ${b.seq} > ${v.after}::int8 and ${b.seq} <= span.top),
+        versions as (
+          delete from ${messageEdits} ${ed} using span
+          where ${ed.convId} = ${v.convId} and ${ed.seq} > ${v.after}::int8 and ${ed.seq} <= span.top),
+        reactions as (
+          delete from ${messageReactions} ${rx} using span
+          where ${rx.convId} = ${v.convId} and ${rx.seq} > ${v.after}::int8 and ${rx.seq} <= span.top),
+        thread_reads as (
+          delete from ${threadReads} ${tr} using span
+          where ${tr.convId} = ${v.convId} and ${tr.rootSeq} > ${v.after}::int8 and ${tr.rootSeq} <= span.top),
         hides as (
           delete from ${messageHideRanges} ${h} using span
           where ${h.convId} = ${v.convId} and ${h.toSeq} <= span.top

@@ -1,11 +1,11 @@
 /**
- * Revoking: the message becomes a placeholder for everyone and its text is
- * deleted in the same transaction, so no later read can serve it. The revoke
+ * Revoking: the message becomes a placeholder for everyone and its text
+ * (with its earlier versions and its reactions) is deleted in the same transaction, so no later read can serve it. The revoke
  * is announced once it has committed.
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members, messageBodies, messages } from '../db/schema.ts';
+import { conversations, members, messageBodies, messageEdits, messageReactions, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
 import type { Publisher } from './notify.ts';
@@ -26,6 +26,8 @@ const m = alias(messages, 'm');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
 const b = alias(messageBodies, 'b');
+const ed = alias(messageEdits, 'ed');
+const rx = alias(messageReactions, 'rx');
 /** The CTE of revoked rows: `returning *` of `messages`. */
 const r = alias(messages, 'r');
 
@@ -53,7 +55,10 @@ const revoke = statement<RevokeValues>(
           update ${messages} set ${bare(messages.revokedAt)} = now(), ${bare(messages.revokedBy)} = ${v.actorId}
           where ${messages.convId} = ${v.convId} and ${messages.seq} = ${v.seq}
           returning *),
-        gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${r.convId} and ${b.seq} = ${r.seq})
+        gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${r.convId} and ${b.seq} = ${r.seq}),
+        -- Its earlier versions and its reactions go with its text.
+        versions as (delete from ${messageEdits} ${ed} using ${r} where ${ed.convId} = ${r.convId} and ${ed.seq} = ${r.seq}),
+        reactions as (delete from ${messageReactions} ${rx} using ${r} where ${rx.convId} = ${r.convId} and ${rx.seq} = ${r.seq})
         select ${messageColumns(r)} from ${r}`,
 );
 

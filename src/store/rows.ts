@@ -13,10 +13,12 @@ type StoredConversation = typeof conversations.$inferSelect;
 type StoredMember = typeof members.$inferSelect;
 
 /** One message index row: everything about a message but its text. */
-export interface MessageRow extends Pick<StoredMessage, 'convId' | 'seq' | 'senderId' | 'revokedBy'> {
+export interface MessageRow extends Pick<StoredMessage, 'convId' | 'seq' | 'senderId' | 'revokedBy' | 'replyToSeq' | 'threadRootSeq'> {
   /** ISO 8601, UTC. */
   createdAt: string;
   revokedAt: string | null;
+  /** When the text was last edited; null: never. ISO 8601, UTC. */
+  editedAt: string | null;
 }
 
 /** The `MessageRow` fields of a row that carries more (a page row also carries the page's snapshot). */
@@ -28,6 +30,9 @@ export function messageRowOf(row: MessageRow): MessageRow {
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
     revokedBy: row.revokedBy,
+    editedAt: row.editedAt,
+    replyToSeq: row.replyToSeq,
+    threadRootSeq: row.threadRootSeq,
   };
 }
 

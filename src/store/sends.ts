@@ -37,7 +37,7 @@ async function findByClientId(db: SqlRunner, convId: string, senderId: string, c
   return row ?? null;
 }
 
-const send = statement<{ convId: string; senderId: string; clientMsgId: string; text: string; searchTerms: string }>(
+const send = statement<{ convId: string; senderId: string; clientMsgId: string; text: string; searchTerms: string; replyToSeq: number | null; threadRootSeq: number | null }>(
   (v) => sql`with ${conv} as (
           update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + 1, ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
           where ${c.id} = ${v.convId}
@@ -46,8 +46,8 @@ const send = statement<{ convId: string; senderId: string; clientMsgId: string; 
         ${m} as (
           -- Stamped under the row lock and never before the previous message,
           -- so creation time follows seq (retention and messagesAt rely on it).
-          insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt)})
-          select ${conv.id}, ${conv.maxSeq}, ${v.senderId}, ${v.clientMsgId}, ${conv.lastActivityAt} from ${conv}
+          insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt, messages.replyToSeq, messages.threadRootSeq)})
+          select ${conv.id}, ${conv.maxSeq}, ${v.senderId}, ${v.clientMsgId}, ${conv.lastActivityAt}, ${v.replyToSeq}::int8, ${v.threadRootSeq}::int8 from ${conv}
           returning *),
         -- The search index entry is the body row's own column: in step by construction.
         body as (
@@ -56,10 +56,17 @@ const send = statement<{ convId: string; senderId: string; clientMsgId: string; 
         select ${messageColumns(m)} from ${m}`,
 );
 
+/** What a reply points at: the message it answers and its thread's root (both earlier seqs of the same conversation). */
+export interface ReplyTarget {
+  replyToSeq: number;
+  threadRootSeq: number;
+}
+
 /**
  * Stores a message from `senderId`, or returns the one already stored under
- * the same `clientMsgId` (a retry). Text must already be validated. A stored
- * message is handed to `publisher` once committed; a retry announces nothing.
+ * the same `clientMsgId` (a retry). Text must already be validated, and a
+ * reply's target checked as one the sender may answer. A stored message is
+ * handed to `publisher` once committed; a retry announces nothing.
  */
 export async function sendMessage(
   db: SqlRunner,
@@ -68,10 +75,21 @@ export async function sendMessage(
   convId: string,
   clientMsgId: string,
   text: string,
+  reply: ReplyTarget | null = null,
 ): Promise<SendOutcome> {
   let rows: MessageRow[];
   try {
-    rows = await db.rows<MessageRow>(send({ convId, senderId, clientMsgId, text, searchTerms: searchVector(convId, text) }));
+    rows = await db.rows<MessageRow>(
+      send({
+        convId,
+        senderId,
+        clientMsgId,
+        text,
+        searchTerms: searchVector(convId, text),
+        replyToSeq: reply?.replyToSeq ?? null,
+        threadRootSeq: reply?.threadRootSeq ?? null,
+      }),
+    );
   } catch (error) {
     // A retry racing (or following) the first copy: the statement rolled back
     // whole, so no seq was used; answer with the first copy.

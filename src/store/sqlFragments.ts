@@ -283,5 +283,8 @@ export function messageColumns(m: Aliased<typeof messages>): SQL {
     createdAt: isoTime(m.createdAt),
     revokedAt: isoTime(m.revokedAt),
     revokedBy: m.revokedBy,
+    editedAt: isoTime(m.editedAt),
+    replyToSeq: m.replyToSeq,
+    threadRootSeq: m.threadRootSeq,
   });
 }

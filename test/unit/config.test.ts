@@ -18,6 +18,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   introspection: true,
   landingPage: true,
   revokeWindowSeconds: 120,
+  editWindowSeconds: null,
   poolSize: 10,
   workers: 1,
   statementTimeoutMs: 5000,

@@ -6,6 +6,7 @@
  * answers one object (or a list bounded by its parent page, like `gaps`).
  */
 import { isGiven, mostItems } from '../../history/listSizes.ts';
+import { MAX_REACTIONS_PER_MESSAGE } from '../../history/reaction.ts';
 
 type Args = Record<string, unknown>;
 const given = (value: unknown) => isGiven(value as number | null | undefined);
@@ -28,4 +29,8 @@ export const LIST_FIELDS: Readonly<Record<string, (args: Args) => number>> = {
   'Query.search': (args) => mostItems('search', args.first),
   'Viewer.conversations': (args) => mostItems('conversations', args.first),
   'Viewer.announcements': (args) => mostItems('announcements', args.first),
+  'Message.replies': (args) => mostItems('replies', given(args.first) ? args.first : args.last),
+  'Message.edits': (args) => mostItems('edits', args.first),
+  'Message.reactions': () => MAX_REACTIONS_PER_MESSAGE,
+  'ReactionGroup.users': (args) => mostItems('reactors', args.first),
 };

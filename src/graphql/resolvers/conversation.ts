@@ -20,8 +20,8 @@ import type { RequestContext } from '../context.ts';
 import type { ConnectionModel, ConversationModel } from '../models.ts';
 
 
-/** A cursor argument as a seq, or `BAD_USER_INPUT` naming the argument. */
-function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: string | null | undefined): number | null {
+/** A page cursor argument (of `messages`, or of a thread's `replies`) as a seq, or `BAD_USER_INPUT` naming the argument. */
+export function cursorSeq(convId: string, argumentName: 'after' | 'before', cursor: string | null | undefined): number | null {
   if (cursor === null || cursor === undefined) return null;
   const decoded = decodeCursor(convId, cursor);
   if (decoded.ok) return decoded.seq;
@@ -200,7 +200,7 @@ export const Conversation: ConversationResolvers = {
     const { rows: changes, more: hasMore } = cutExtraRow(page.entries, first);
     return {
       convId: conversation.id,
-      changes,
+      changes: changes.map((change) => ({ ...change, convId: conversation.id })),
       // Past the last entry returned, or, at the end, past everything this
       // viewer was not shown either (other members' own entries).
       cursorChangeSeq: hasMore ? changes.at(-1)!.changeSeq : page.head,

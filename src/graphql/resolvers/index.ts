@@ -6,6 +6,9 @@ import { MessageConnection, MessageEdge } from './connection.ts';
 import { Conversation } from './conversation.ts';
 import { conversationInboxFields } from './conversationInbox.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
+import { editMutations, MessageEditConnection, MessageEditEdge, messageEditFields } from './edits.ts';
+import { messageReactionFields, ReactionGroup, reactionMutations, UserConnection, UserEdge } from './reactions.ts';
+import { messageThreadFields, ThreadConnection, threadMutations } from './threads.ts';
 import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
 import { MessageSearchConnection, MessageSearchEdge, searchQuery } from './search.ts';
@@ -19,7 +22,7 @@ export const resolvers: Resolvers = {
   Seq: SeqScalar,
   Query: { ...Query, ...searchQuery },
   Node,
-  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations },
+  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations, ...editMutations, ...reactionMutations, ...threadMutations },
   Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields },
   Viewer: { ...Viewer, ...viewerAnnouncementFields },
   ConversationConnection,
@@ -32,7 +35,13 @@ export const resolvers: Resolvers = {
   AnnouncementEdge,
   MessageConnection,
   MessageEdge,
-  Message,
+  Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields },
+  MessageEditConnection,
+  MessageEditEdge,
+  ThreadConnection,
+  ReactionGroup,
+  UserConnection,
+  UserEdge,
   MessageContent,
   RevokedContent,
   ChangeConnection,

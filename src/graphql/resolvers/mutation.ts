@@ -12,7 +12,9 @@ import { hideMessages } from '../../store/hides.ts';
 import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
-import { sendMessage } from '../../store/sends.ts';
+import { type ReplyTarget, sendMessage } from '../../store/sends.ts';
+import { decodeMessageId } from '../../history/globalId.ts';
+import type { Loaders } from '../loaders.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden, notFound } from '../errors.ts';
 import type { MutationResolvers } from '../generated/resolvers.ts';
@@ -35,6 +37,24 @@ function messageKeysOf(argumentName: string, ids: readonly string[], max: number
   return [...keys.values()];
 }
 
+/**
+ * What a reply to `replyToMessageId` points at: a message of conversation
+ * `convId` that the sender can see and that is not revoked; its thread is
+ * the original's (threads are one level deep). `BAD_USER_INPUT` naming the
+ * argument otherwise: an original in a conversation the sender is not in
+ * reads as one they cannot see.
+ */
+async function replyTarget(loaders: Loaders, convId: string, replyToMessageId: string): Promise<ReplyTarget> {
+  const key = decodeMessageId(replyToMessageId);
+  const original = key === null || key.convId !== convId ? null : await loaders.message.load(key);
+  if (original === null || original.revokedAt !== null) {
+    throw badUserInput(
+      `Argument \`replyToMessageId\` must be a message of this conversation that you can see and that was not revoked, got ${echo(replyToMessageId)}.`,
+      'replyToMessageId',
+    );
+  }
+  return { replyToSeq: original.seq, threadRootSeq: original.threadRootSeq ?? original.seq };
+}
 
 export const Mutation: MutationResolvers = {
   createConversation: async (_root, { input }, context) => {
@@ -68,7 +88,8 @@ export const Mutation: MutationResolvers = {
     }
     const problem = textProblem(input.text);
     if (problem !== null) throw badUserInput(problem, 'text');
-    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text);
+    const reply = input.replyToMessageId == null ? null : await replyTarget(loaders, convId, input.replyToMessageId);
+    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply);
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
@@ -174,7 +195,7 @@ export const Mutation: MutationResolvers = {
     const { admin } = viewerOf(context);
     if (!admin) throw forbidden('Erasing a user needs the `admin` role in your token.');
     checkUserId('userId', input.userId);
-    return { erasedCount: await eraseUser(context.db, input.userId) };
+    return { erasedCount: await eraseUser(context.db, context.publisher, input.userId) };
   },
 };
 
