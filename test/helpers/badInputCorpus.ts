@@ -40,6 +40,27 @@ export interface CorpusFixtures {
   otherCursor: string;
   /** A cursor of the outsider's own group, which the member is not in. */
   foreignCursor: string;
+  /** The member's group of threads, edits and reactions. */
+  thread: ThreadFixtures;
+}
+
+/** What the edit, reply, thread and reaction cases aim at: all in one group of the member's, all sent by the member. */
+export interface ThreadFixtures {
+  convId: string;
+  convUuid: string;
+  /** A thread's root: edited once, with one reply and the reaction 👍 from the member. */
+  rootId: string;
+  rootSeq: number;
+  /** The reply to `rootId`, also with 👍 from the member. */
+  replyId: string;
+  /** A revoked message. */
+  revokedId: string;
+  /** A message with the most distinct reactions a message holds (20). */
+  fullId: string;
+  /** The `edits` cursor of the root's one earlier version. */
+  editCursor: string;
+  /** The cursor of the member among the users of the root's 👍. */
+  reactorCursor: string;
 }
 
 /** One raw HTTP request; the runner adds only an Accept header when it has none. */
@@ -51,12 +72,17 @@ export interface RawRequest {
   body?: string | Uint8Array | ReadableStream<Uint8Array>;
 }
 
-/** One bad request and what it must answer: the HTTP status and the first error's `extensions.code`. */
+/**
+ * One bad request and what it must answer: the HTTP status, the first
+ * error's `extensions.code` and, where one argument is at fault, its
+ * `extensions.argumentName`.
+ */
 export interface BadInputCase {
   category: Category;
   name: string;
   status: number;
   code: string;
+  argumentName?: string;
   request(fixtures: CorpusFixtures): RawRequest | Promise<RawRequest>;
 }
 
@@ -78,6 +104,8 @@ export const CATEGORIES = [
   'forged and foreign cursors',
   'ids of other types',
   'made-up values',
+  'reactions that are not one emoji or shortcode',
+  'edits, replies and threads refused',
   'invalid JWTs',
   'oversized bodies',
 ] as const;
@@ -184,6 +212,34 @@ const ADD_MEMBERS = 'mutation ($c: ID!, $userIds: [ID!]!) { addMembers(input: { 
 const membersAfter = (millisText: string, userId: string) =>
   member(MEMBERS_AFTER, (f) => ({ id: f.convId, after: handmadeMemberCursor(cursorFields(f.cursor)[1]!, millisText, userId) }));
 const messagesAt = (time: string) => member(MESSAGES_AT, (f) => ({ id: f.convId, time }));
+
+export const EDIT = 'mutation ($m: ID!, $text: String!) { editMessage(input: { messageId: $m, text: $text }) { message { id } } }';
+export const REACT = 'mutation ($m: ID!, $r: String!) { addReaction(input: { messageId: $m, reaction: $r }) { message { id } } }';
+const UNREACT = 'mutation ($m: ID!, $r: String!) { removeReaction(input: { messageId: $m, reaction: $r }) { message { id } } }';
+export const REPLY = 'mutation ($c: ID!, $m: ID!, $text: String = "a reply") { sendMessage(input: { conversationId: $c, clientMsgId: $text, text: $text, replyToMessageId: $m }) { message { id } } }';
+const MARK_THREAD_READ = 'mutation ($m: ID!, $s: Seq!) { markThreadRead(input: { messageId: $m, seq: $s }) { message { id } } }';
+export const EDITS = 'query ($m: ID!, $first: Int, $after: String) { message(id: $m) { edits(first: $first, after: $after) { edges { cursor } } } }';
+const REPLIES = 'query ($m: ID!, $first: Int, $after: String, $last: Int, $before: String) { message(id: $m) { replies(first: $first, after: $after, last: $last, before: $before) { edges { cursor } } } }';
+export const REACTORS = 'query ($m: ID!, $first: Int, $after: String) { message(id: $m) { reactions { users(first: $first, after: $after) { edges { cursor } } } } }';
+/** An edit of the member's own thread root to `text`. */
+const editText = (text: string) => member(EDIT, (f) => ({ m: f.thread.rootId, text }));
+/** The member's `reaction` added to their own thread root. */
+const react = (reaction: string) => member(REACT, (f) => ({ m: f.thread.rootId, r: reaction }));
+/** A reply sent by the member to their thread group, answering `replyTo`. */
+const replyTo = (replyToId: (f: CorpusFixtures) => string) => member(REPLY, (f) => ({ c: f.thread.convId, m: replyToId(f) }));
+/** A page of the root's replies with `args`. */
+const replies = (args: (f: CorpusFixtures) => Record<string, unknown>) => member(REPLIES, (f) => ({ m: f.thread.rootId, ...args(f) }));
+/** A users cursor of the root's 👍 with a correct checksum around any reaction time and user id. */
+const handmadeReactorCursor = (f: CorpusFixtures, microsText: string, userId: string) =>
+  encodeOpaque('rx1', [f.thread.convUuid, f.thread.rootSeq, Buffer.from('👍', 'utf8').toString('base64url'), microsText, Buffer.from(userId, 'utf8').toString('base64url')]);
+/** The member refused one reaction, naming `reaction`. */
+const refusedReaction = (name: string, reaction: string): Omit<BadInputCase, 'category'> => ({
+  name: reaction.length <= 40 ? `${name} (${JSON.stringify(reaction)})` : name,
+  status: 200,
+  code: 'BAD_USER_INPUT',
+  argumentName: 'reaction',
+  request: react(reaction),
+});
 
 /** A JSON body of `query` padded with white space to `bytes` bytes. */
 const padded = (bytes: number) => {
@@ -397,6 +453,12 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     { name: 'an empty message text', status: 200, code: 'BAD_USER_INPUT', request: sendText('') },
     { name: 'a message text of white space and zero-width spaces only', status: 200, code: 'BAD_USER_INPUT', request: sendText(' \n\t\u200b\ufeff') },
     { name: 'a message text with a NUL character', status: 200, code: 'BAD_USER_INPUT', request: sendText('hello\u0000world') },
+    { name: 'an edit text one character over 10,000', status: 200, code: 'BAD_USER_INPUT', argumentName: 'text', request: editText('z'.repeat(10_001)) },
+    { name: 'a 200 KB edit text', status: 200, code: 'BAD_USER_INPUT', argumentName: 'text', request: editText('x'.repeat(200_000)) },
+    { name: 'an empty edit text', status: 200, code: 'BAD_USER_INPUT', argumentName: 'text', request: editText('') },
+    { name: 'an edit text of white space only', status: 200, code: 'BAD_USER_INPUT', argumentName: 'text', request: editText('   ') },
+    { name: 'an edit text of white space and zero-width spaces only', status: 200, code: 'BAD_USER_INPUT', argumentName: 'text', request: editText(' \n\t\u200b\ufeff') },
+    { name: 'an edit text with a NUL character', status: 200, code: 'BAD_USER_INPUT', argumentName: 'text', request: editText('hello\u0000world') },
     {
       name: 'a message text with an unpaired surrogate',
       status: 200,
@@ -650,6 +712,13 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     },
     { name: 'first and last together', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ first: 5, last: 5 })) },
     { name: 'after and before together', status: 200, code: 'BAD_USER_INPUT', request: page((f) => ({ after: f.cursor, before: f.cursor })) },
+    { name: 'edits(first: 0)', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(EDITS, (f) => ({ m: f.thread.rootId, first: 0 })) },
+    { name: 'edits(first: 101)', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(EDITS, (f) => ({ m: f.thread.rootId, first: 101 })) },
+    { name: 'replies(first: 0)', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: replies(() => ({ first: 0 })) },
+    { name: 'replies(last: 101)', status: 200, code: 'BAD_USER_INPUT', argumentName: 'last', request: replies(() => ({ last: 101 })) },
+    { name: 'replies with first and last together', status: 200, code: 'BAD_USER_INPUT', argumentName: 'last', request: replies(() => ({ first: 5, last: 5 })) },
+    { name: 'users(first: 0) of a reaction', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(REACTORS, (f) => ({ m: f.thread.rootId, first: 0 })) },
+    { name: 'users(first: 101) of a reaction', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(REACTORS, (f) => ({ m: f.thread.rootId, first: 101 })) },
     {
       name: 'messagesAround with before: -1',
       status: 200,
@@ -698,6 +767,19 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       request: page((f) => ({ last: 5, before: handmadeCursor(cursorFields(f.cursor)[1]!, '99999999999999999999') })),
     },
     { name: 'a 100 KB cursor', status: 200, code: 'BAD_USER_INPUT', request: page((f) => ({ first: 5, after: f.cursor.repeat(2000) })) },
+    { name: 'edits(after:) random base64url', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.rootId, after: Buffer.from('no edit cursor').toString('base64url') })) },
+    { name: 'edits(after:) a cursor of another message\'s edits', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.replyId, after: f.thread.editCursor })) },
+    { name: 'edits(after:) a page cursor', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.rootId, after: f.cursor })) },
+    { name: 'edits(after:) a reaction users cursor', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.rootId, after: f.thread.reactorCursor })) },
+    { name: 'edits(after:) an edit cursor cut short', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.rootId, after: f.thread.editCursor.slice(0, -3) })) },
+    { name: 'replies(after:) characters base64url does not have', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: replies(() => ({ first: 5, after: '!!!$$$' })) },
+    { name: 'replies(after:) a cursor of another conversation', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: replies((f) => ({ first: 5, after: f.cursor })) },
+    { name: 'replies(before:) a cursor of a conversation the member is not in', status: 200, code: 'BAD_USER_INPUT', argumentName: 'before', request: replies((f) => ({ last: 5, before: f.foreignCursor })) },
+    { name: 'replies(after:) an edit cursor', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: replies((f) => ({ first: 5, after: f.thread.editCursor })) },
+    { name: 'users(after:) random base64url', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(REACTORS, (f) => ({ m: f.thread.rootId, after: Buffer.from('no users cursor').toString('base64url') })) },
+    { name: 'users(after:) a cursor of the same reaction on another message', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(REACTORS, (f) => ({ m: f.thread.replyId, after: f.thread.reactorCursor })) },
+    { name: 'users(after:) a members cursor', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(REACTORS, (f) => ({ m: f.thread.rootId, after: handmadeMemberCursor(f.thread.convUuid, '0', 'alice') })) },
+    { name: 'users(after:) a users cursor with its last characters edited', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(REACTORS, (f) => ({ m: f.thread.rootId, after: `${f.thread.reactorCursor.slice(0, -2)}AA` })) },
   ]),
   ...cases('ids of other types', [
     {
@@ -751,6 +833,36 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       code: 'NOT_FOUND',
       request: (f) => postJson({ query: 'mutation ($m: ID!) { revokeMessage(input: { messageId: $m }) { message { id } } }', variables: { m: f.messageId } }, f.outsider),
     },
+    { name: 'a garbage id to edit', status: 200, code: 'NOT_FOUND', request: member(EDIT, { m: "'; drop table message_edits; --", text: 'edited' }) },
+    { name: 'an empty id to edit', status: 200, code: 'NOT_FOUND', request: member(EDIT, { m: '', text: 'edited' }) },
+    { name: 'a conversation id to edit', status: 200, code: 'NOT_FOUND', request: member(EDIT, (f) => ({ m: f.thread.convId, text: 'edited' })) },
+    { name: 'an edited message id to edit', status: 200, code: 'NOT_FOUND', request: member(EDIT, (f) => ({ m: edited(f.thread.rootId), text: 'edited' })) },
+    { name: 'a conversation id to react to', status: 200, code: 'NOT_FOUND', request: member(REACT, (f) => ({ m: f.thread.convId, r: '👍' })) },
+    { name: 'a garbage id whose thread to mark read', status: 200, code: 'NOT_FOUND', request: member(MARK_THREAD_READ, { m: 'not-an-id', s: 1 }) },
+    {
+      name: 'a real message edited by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: EDIT, variables: { m: f.thread.rootId, text: 'mine now' } }, f.outsider),
+    },
+    {
+      name: 'a reaction added by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: REACT, variables: { m: f.thread.rootId, r: '👀' } }, f.outsider),
+    },
+    {
+      name: 'a reaction removed by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: UNREACT, variables: { m: f.thread.rootId, r: '👍' } }, f.outsider),
+    },
+    {
+      name: 'a thread marked read by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: MARK_THREAD_READ, variables: { m: f.thread.rootId, s: 1 } }, f.outsider),
+    },
     {
       name: 'a send to a real conversation by a user who is not a member',
       status: 200,
@@ -781,12 +893,91 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       request: member(ADD_MEMBERS, (f) => ({ c: f.convId, userIds: ['carol', 'd\u0000d'] })),
     },
     { name: 'node(id:) with a user id holding a NUL byte', status: 200, code: 'NOT_FOUND', request: member('query ($id: ID!) { node(id: $id) { id } }', { id: 'b\u0000b' }) },
+    {
+      name: 'a well-checksummed users cursor whose user id holds a NUL byte',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'after',
+      request: member(REACTORS, (f) => ({ m: f.thread.rootId, after: handmadeReactorCursor(f, '0', 'a\u0000b') })),
+    },
+    {
+      name: 'a well-checksummed users cursor whose reaction time is beyond 2^53',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'after',
+      request: member(REACTORS, (f) => ({ m: f.thread.rootId, after: handmadeReactorCursor(f, '99999999999999999999', 'alice') })),
+    },
+    {
+      name: 'a well-checksummed edits cursor whose version is past an int4',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'after',
+      request: member(EDITS, (f) => ({ m: f.thread.rootId, after: encodeOpaque('ed1', [f.thread.convUuid, f.thread.rootSeq, 2_147_483_648]) })),
+    },
     { name: 'messagesAt February 30', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-02-30T00:00:00Z') },
     { name: 'messagesAt year 0000', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('0000-01-01T00:00:00Z') },
     { name: 'messagesAt an hour 24', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-01-01T24:00:00Z') },
     { name: 'messagesAt a leap second', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-12-31T23:59:60Z') },
     { name: 'messagesAt an offset of 16 hours', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-01-01T00:00:00+16:00') },
     { name: 'messagesAt 9999-12-31 late in a western time zone (year 10000 in UTC)', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('9999-12-31T23:00:00-05:00') },
+  ]),
+  ...cases('reactions that are not one emoji or shortcode', [
+    refusedReaction('an empty reaction', ''),
+    refusedReaction('a letter', 'a'),
+    refusedReaction('two emoji', '👍👍'),
+    refusedReaction('a shortcode in upper case', ':UPPER:'),
+    refusedReaction('a shortcode with an empty name', '::'),
+    refusedReaction('a shortcode of 33 characters', `:${'a'.repeat(33)}:`),
+    refusedReaction('an emoji and a space', '👍 '),
+    refusedReaction('plain text', 'great job'),
+    refusedReaction('a single regional indicator', '\u{1f1eb}'),
+    refusedReaction('an emoji with a NUL', '👍\u0000'),
+    refusedReaction('100,000 emoji as one reaction', '👍'.repeat(100_000)),
+    {
+      name: 'two emoji to remove',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'reaction',
+      request: member(UNREACT, (f) => ({ m: f.thread.rootId, r: '👍👍' })),
+    },
+    {
+      name: 'a 21st distinct reaction on a message that holds 20',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'reaction',
+      request: member(REACT, (f) => ({ m: f.thread.fullId, r: ':twenty_first:' })),
+    },
+    {
+      name: 'a reaction to a revoked message',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'messageId',
+      request: member(REACT, (f) => ({ m: f.thread.revokedId, r: '👍' })),
+    },
+  ]),
+  ...cases('edits, replies and threads refused', [
+    { name: 'an edit of a message another member sent', status: 200, code: 'FORBIDDEN', request: member(EDIT, (f) => ({ m: f.messageId, text: 'not mine' })) },
+    { name: 'an edit of a revoked message', status: 200, code: 'FORBIDDEN', request: member(EDIT, (f) => ({ m: f.thread.revokedId, text: 'back again' })) },
+    { name: 'a reply to a malformed id', status: 200, code: 'BAD_USER_INPUT', argumentName: 'replyToMessageId', request: replyTo(() => 'not-a-message-id') },
+    { name: 'a reply to an empty id', status: 200, code: 'BAD_USER_INPUT', argumentName: 'replyToMessageId', request: replyTo(() => '') },
+    { name: 'a reply to a message of another conversation of the member', status: 200, code: 'BAD_USER_INPUT', argumentName: 'replyToMessageId', request: replyTo((f) => f.messageId) },
+    { name: 'a reply to a revoked message', status: 200, code: 'BAD_USER_INPUT', argumentName: 'replyToMessageId', request: replyTo((f) => f.thread.revokedId) },
+    { name: 'a reply to a conversation id', status: 200, code: 'BAD_USER_INPUT', argumentName: 'replyToMessageId', request: replyTo((f) => f.thread.convId) },
+    { name: 'a reply to a message id edited to a seq that does not exist', status: 200, code: 'BAD_USER_INPUT', argumentName: 'replyToMessageId', request: replyTo((f) => encodeOpaque('M', [f.thread.convUuid, 1_000_000])) },
+    {
+      name: 'a thread marked read past the conversation\'s maxSeq',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'seq',
+      request: member(MARK_THREAD_READ, (f) => ({ m: f.thread.rootId, s: 1_000_000 })),
+    },
+    {
+      name: 'a reply marked read as if it were a thread\'s root',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'messageId',
+      request: member(MARK_THREAD_READ, (f) => ({ m: f.thread.replyId, s: 1 })),
+    },
   ]),
   ...cases('invalid JWTs', [
     { name: 'no Authorization header on a mutation', status: 401, code: 'UNAUTHENTICATED', request: sendWith(undefined) },

@@ -1,16 +1,46 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
-import { AUDIENCE, BAD_INPUT_CORPUS, type BadInputCase, CATEGORIES, type CorpusFixtures, ISSUER, type RawRequest, signClaims } from '../helpers/badInputCorpus.ts';
+import {
+  AUDIENCE,
+  BAD_INPUT_CORPUS,
+  type BadInputCase,
+  CATEGORIES,
+  type CorpusFixtures,
+  EDIT,
+  EDITS,
+  ISSUER,
+  type RawRequest,
+  REACT,
+  REACTORS,
+  REPLY,
+  signClaims,
+  type ThreadFixtures,
+} from '../helpers/badInputCorpus.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, type Harness, seedMessages, startHarness } from '../helpers/harness.ts';
-import { createGroup, MESSAGES } from '../helpers/operations.ts';
+import { createGroup, MESSAGES, REVOKE, send as sendMessage } from '../helpers/operations.ts';
 
 /** What a client that follows the GraphQL-over-HTTP draft sends. */
 const ACCEPT = 'application/graphql-response+json, application/json;q=0.9';
 
 /** Every table, fingerprinted as its row count and an md5 of its rows in a fixed order. */
-const TABLES = ['conversations', 'members', 'messages', 'message_bodies', 'message_hide_ranges', 'conversation_changes'];
+const TABLES = [
+  'conversations',
+  'members',
+  'messages',
+  'message_bodies',
+  'message_hide_ranges',
+  'conversation_changes',
+  'message_edits',
+  'message_reactions',
+  'thread_reads',
+];
+
+/** Reactions the rule accepts (test/unit/reaction.test.ts has the rest), each added and removed again through the server. */
+const ACCEPTED_REACTIONS = ['👍', '👍🏽', '👨‍👩‍👧‍👦', '🇫🇷', '❤', '❤️', ':+1:', ':party_parrot:'];
+const UNREACT = 'mutation ($m: ID!, $r: String!) { removeReaction(input: { messageId: $m, reaction: $r }) { message { reactions { reaction } } } }';
+const REACTIONS = 'query ($m: ID!) { message(id: $m) { reactions { reaction count reactedByMe } } }';
 
 /** What would give a stack trace or a source path away. */
 const STACK_MARKS = [/ {4}at /, /\.[cm]?[jt]sx?:\d/, /node_modules/, /file:\/\//, /stacktrace/i];
@@ -20,7 +50,7 @@ const JSON_CONTENT_TYPE = /^application\/(graphql-response\+)?json\b/;
 /** A response body as GraphQL-over-HTTP shapes it. */
 interface ResponseBody {
   data?: unknown;
-  errors?: { message?: unknown; extensions?: { code?: unknown } }[];
+  errors?: { message?: unknown; extensions?: { code?: unknown; argumentName?: unknown } }[];
 }
 
 /** `text` parsed as a JSON object, or undefined when it is not one. */
@@ -54,6 +84,38 @@ function onlyNulls(value: unknown): boolean {
   if (value === null) return true;
   if (typeof value !== 'object' || Array.isArray(value)) return false;
   return Object.values(value).every(onlyNulls);
+}
+
+/** `response`'s data, or a thrown error when it has errors: for setting fixtures up. */
+function dataOf(response: { data?: any; errors?: unknown[] }): any {
+  if (response.errors) throw new Error(JSON.stringify(response.errors));
+  return response.data;
+}
+
+/** A thread group of `alice`'s with bob, its messages all sent by her: see `ThreadFixtures`. */
+async function threadFixtures(alice: Client): Promise<ThreadFixtures> {
+  const conv = await createGroup(alice, ['bob']);
+  const root = await sendMessage(alice, conv.id, 'the root, first version');
+  dataOf(await alice.gql(EDIT, { m: root.id, text: 'the root' }));
+  const replyId = dataOf(await alice.gql(REPLY, { c: conv.id, m: root.id })).sendMessage.message.id as string;
+  const revoked = await sendMessage(alice, conv.id, 'to be revoked');
+  dataOf(await alice.gql(REVOKE, { messageId: revoked.id }));
+  const full = await sendMessage(alice, conv.id, 'twenty reactions');
+  for (let i = 0; i < 20; i++) dataOf(await alice.gql(REACT, { m: full.id, r: `:reaction_${i}:` }));
+  for (const id of [root.id, replyId]) dataOf(await alice.gql(REACT, { m: id, r: '👍' }));
+  const edits = dataOf(await alice.gql(EDITS, { m: root.id })).message.edits.edges;
+  const groups = dataOf(await alice.gql(REACTORS, { m: root.id })).message.reactions;
+  return {
+    convId: conv.id,
+    convUuid: conv.uuid,
+    rootId: root.id,
+    rootSeq: root.seq,
+    replyId,
+    revokedId: revoked.id,
+    fullId: full.id,
+    editCursor: edits[0].cursor,
+    reactorCursor: groups[0].users.edges[0].cursor,
+  };
 }
 
 /** A client whose token carries the issuer and audience this server requires. */
@@ -121,6 +183,7 @@ describe.each(backends)('Answers malformed and hostile requests with a coded err
       cursor: convPage.edges[1]!.cursor,
       otherCursor: (await firstPage(alice, other.id)).edges[1]!.cursor,
       foreignCursor: (await firstPage(mallory, foreign.id)).edges[1]!.cursor,
+      thread: await threadFixtures(alice),
     };
     fingerprintBefore = await fingerprint();
     pageBefore = await newestPage();
@@ -156,9 +219,11 @@ describe.each(backends)('Answers malformed and hostile requests with a coded err
       const tablesBefore = await fingerprint();
       const answer = await send(harness.server.url, await badCase.request(fixtures));
       const body = parseJson(answer.text);
+      const named = (argumentName: unknown) => (badCase.argumentName === undefined ? {} : { argumentName });
       expect({
         status: answer.status,
         code: body?.errors?.[0]?.extensions?.code,
+        ...named(body?.errors?.[0]?.extensions?.argumentName),
         jsonContentType: JSON_CONTENT_TYPE.test(answer.contentType),
         everyErrorWordedAndCoded: body?.errors?.every((e) => /\S/.test(String(e.message ?? '')) && typeof e.extensions?.code === 'string') ?? false,
         stackMarks: STACK_MARKS.filter((mark) => mark.test(answer.text)).map(String),
@@ -169,6 +234,7 @@ describe.each(backends)('Answers malformed and hostile requests with a coded err
       }).toEqual({
         status: badCase.status,
         code: badCase.code,
+        ...named(badCase.argumentName),
         jsonContentType: true,
         everyErrorWordedAndCoded: true,
         stackMarks: [],
@@ -182,5 +248,19 @@ describe.each(backends)('Answers malformed and hostile requests with a coded err
 
   it('ends the corpus with every table exactly as seeded', async () => {
     expect(await fingerprint()).toEqual(fingerprintBefore);
+  });
+
+  it('accepts every kind of reaction the rule accepts, stores it as sent, and removes it again', async () => {
+    const message = await sendMessage(alice, fixtures.thread.convId, 'react to me');
+    const added = [];
+    for (const reaction of ACCEPTED_REACTIONS) added.push(await alice.gql(REACT, { m: message.id, r: reaction }));
+    expect(added.map((response) => response.errors)).toEqual(ACCEPTED_REACTIONS.map(() => undefined));
+    expect(dataOf(await alice.gql(REACTIONS, { m: message.id })).message.reactions).toEqual(
+      ACCEPTED_REACTIONS.map((reaction) => ({ reaction, count: 1, reactedByMe: true })),
+    );
+    const removed = [];
+    for (const reaction of ACCEPTED_REACTIONS) removed.push(await alice.gql(UNREACT, { m: message.id, r: reaction }));
+    expect(removed.map((response) => response.errors)).toEqual(ACCEPTED_REACTIONS.map(() => undefined));
+    expect(removed.at(-1)!.data.removeReaction.message.reactions).toEqual([]);
   });
 });

@@ -161,6 +161,24 @@ describe('Configuration: integers', () => {
     expect(readConfig({ REVOKE_WINDOW_SECONDS: ' ' })).toEqual(refused(['REVOKE_WINDOW_SECONDS']));
   });
 
+  it('reads EDIT_WINDOW_SECONDS from 1 second to 100 years, and an unset or empty one as no window', () => {
+    const values = ['60', '1', '3153600000', '', undefined];
+    expect(values.map((EDIT_WINDOW_SECONDS) => readConfig({ EDIT_WINDOW_SECONDS }))).toEqual([
+      accepted({ editWindowSeconds: 60 }),
+      accepted({ editWindowSeconds: 1 }),
+      accepted({ editWindowSeconds: 3_153_600_000 }),
+      accepted({ editWindowSeconds: null }),
+      accepted({ editWindowSeconds: null }),
+    ]);
+  });
+
+  it('refuses EDIT_WINDOW_SECONDS of 0, over 100 years or not an integer, naming it and echoing the value', () => {
+    const values = ['0', '3153600001', 'abc', '-1', '1.5', '60s', ' '];
+    expect(values.map((EDIT_WINDOW_SECONDS) => readConfig({ EDIT_WINDOW_SECONDS }))).toEqual(
+      values.map((value) => refused(['EDIT_WINDOW_SECONDS', '1', '3153600000', `"${value}"`])),
+    );
+  });
+
   it('accepts DATABASE_POOL_SIZE from 1 to 1000 and refuses 0 and 1001', () => {
     expect(['1', '1000', '0', '1001'].map((DATABASE_POOL_SIZE) => readConfig({ DATABASE_POOL_SIZE }))).toEqual([
       accepted({ poolSize: 1 }),

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/history/cursor.ts';
-import { decodeAnnouncementCursor, decodeMemberCursor, encodeAnnouncementCursor, encodeMemberCursor } from '../../src/history/listCursors.ts';
+import {
+  decodeAnnouncementCursor,
+  decodeEditCursor,
+  decodeMemberCursor,
+  decodeReactorCursor,
+  encodeAnnouncementCursor,
+  encodeEditCursor,
+  encodeMemberCursor,
+  encodeReactorCursor,
+} from '../../src/history/listCursors.ts';
 import { encodeOpaque } from '../../src/history/opaque.ts';
 
 const CONV = '0b9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d40';
@@ -59,5 +68,106 @@ describe('announcement cursors', () => {
     expect(decodeAnnouncementCursor(encodeAnnouncementCursor(42))).toBe(42);
     expect(decodeAnnouncementCursor(encodeCursor(CONV, 42))).toBeNull();
     expect(decodeAnnouncementCursor('not a cursor')).toBeNull();
+  });
+});
+
+describe('edit cursors', () => {
+  it('round-trip the version, for the first version and the largest an int4 holds', () => {
+    expect([1, 7, 2_147_483_647].map((version) => decodeEditCursor(CONV, 12, encodeEditCursor(CONV, 12, version)))).toEqual([1, 7, 2_147_483_647]);
+  });
+
+  it('refuse a cursor of another message, of the same seq in another conversation, an edited one, and other kinds of cursor', () => {
+    const cursor = encodeEditCursor(CONV, 12, 3);
+    expect([
+      decodeEditCursor(CONV, 13, cursor),
+      decodeEditCursor(OTHER, 12, cursor),
+      decodeEditCursor(CONV, 12, `${cursor.slice(0, -2)}AA`),
+      decodeEditCursor(CONV, 12, cursor.slice(0, -3)),
+      decodeEditCursor(CONV, 12, encodeCursor(CONV, 12)),
+      decodeEditCursor(CONV, 12, encodeReactorCursor(CONV, 12, '👍', { reactedMicros: 3, userId: 'alice' })),
+      decodeEditCursor(CONV, 12, encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice')),
+      decodeEditCursor(CONV, 12, ''),
+    ]).toEqual([null, null, null, null, null, null, null, null]);
+  });
+
+  it.each([
+    ['a version past what an int4 holds', encodeOpaque('ed1', [CONV, 12, 2_147_483_648])],
+    ['a version beyond 2^53', encodeOpaque('ed1', [CONV, 12, '99999999999999999999'])],
+    ['a negative version', encodeOpaque('ed1', [CONV, 12, -1])],
+    ['a version with a leading zero', encodeOpaque('ed1', [CONV, 12, '03'])],
+    ['a version that is not a number', encodeOpaque('ed1', [CONV, 12, 'x'])],
+    ['a seq written another way', encodeOpaque('ed1', [CONV, '012', 3])],
+    ['a missing field', encodeOpaque('ed1', [CONV, 12])],
+  ])('refuse %s, forged with a correct checksum', (_what, cursor) => {
+    expect(decodeEditCursor(CONV, 12, cursor)).toBeNull();
+  });
+});
+
+describe('reactor cursors', () => {
+  const at = { reactedMicros: 1_764_624_000_123_456, userId: 'alice' };
+
+  it('round-trip the reaction time and any user id, for emoji and shortcode reactions', () => {
+    const cases: [string, string][] = [
+      ['👍', 'alice'],
+      ['👨‍👩‍👧‍👦', 'auth0|x:y:z'],
+      [':party_parrot:', '用户😀'],
+      ['🇫🇷', 'bob'],
+    ];
+    expect(cases.map(([reaction, userId]) => decodeReactorCursor(CONV, 12, reaction, encodeReactorCursor(CONV, 12, reaction, { ...at, userId })))).toEqual(
+      cases.map(([, userId]) => ({ ...at, userId })),
+    );
+  });
+
+  it('round-trip the first instant and the largest safe integer as the reaction time', () => {
+    expect([0, Number.MAX_SAFE_INTEGER].map((reactedMicros) => decodeReactorCursor(CONV, 12, '👍', encodeReactorCursor(CONV, 12, '👍', { ...at, reactedMicros })))).toEqual([
+      { ...at, reactedMicros: 0 },
+      { ...at, reactedMicros: Number.MAX_SAFE_INTEGER },
+    ]);
+  });
+
+  it('refuse a cursor of another reaction, another message, another conversation, an edited one, and other kinds of cursor', () => {
+    const cursor = encodeReactorCursor(CONV, 12, '👍', at);
+    expect([
+      decodeReactorCursor(CONV, 12, '👍🏽', cursor),
+      decodeReactorCursor(CONV, 12, ':+1:', cursor),
+      decodeReactorCursor(CONV, 13, '👍', cursor),
+      decodeReactorCursor(OTHER, 12, '👍', cursor),
+      decodeReactorCursor(CONV, 12, '👍', `${cursor.slice(0, -2)}AA`),
+      decodeReactorCursor(CONV, 12, '👍', cursor.slice(0, -3)),
+      decodeReactorCursor(CONV, 12, '👍', encodeEditCursor(CONV, 12, 1)),
+      decodeReactorCursor(CONV, 12, '👍', encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice')),
+      decodeReactorCursor(CONV, 12, '👍', encodeCursor(CONV, 12)),
+      decodeReactorCursor(CONV, 12, '👍', ''),
+    ]).toEqual([null, null, null, null, null, null, null, null, null, null]);
+  });
+
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  const forged = (micros: string | number, userIdField: string, reactionField = b64('👍')) => encodeOpaque('rx1', [CONV, 12, reactionField, micros, userIdField]);
+
+  it.each([
+    ['a reaction time beyond 2^53', forged('99999999999999999999', b64('alice'))],
+    ['a negative reaction time', forged(-1, b64('alice'))],
+    ['a reaction time that is not a number', forged('soon', b64('alice'))],
+    ['an empty user id', forged(0, '')],
+    ['a user id with a NUL byte', forged(0, b64('a\u0000b'))],
+    ['a user id with a C1 control character', forged(0, b64('a\u0085b'))],
+    ['a user id of 201 characters', forged(0, b64('x'.repeat(201)))],
+    ['a user id whose bytes are not UTF-8', forged(0, Buffer.from([0x61, 0xff]).toString('base64url'))],
+    ['a user id in another base64 spelling', forged(0, `${b64('alice')}=`)],
+    ['the reaction not base64url-encoded', forged(0, b64('alice'), '👍')],
+  ])('refuse %s, forged with a correct checksum', (_what, cursor) => {
+    expect(decodeReactorCursor(CONV, 12, '👍', cursor)).toBeNull();
+  });
+
+  // Known bug (reported, not fixed here): decodeOpaque refuses any token over
+  // 200 characters, and a reactor cursor carries the reaction and the user id
+  // base64url-encoded, so the cursor of a 42-character user id (an Auth0 SAML
+  // sub) on a family emoji is 212 characters and its own decoder refuses it:
+  // through the server, `users(after: <that endCursor>)` answers
+  // BAD_USER_INPUT naming `after`. Flip to `it` once fixed.
+  it.fails('round-trip the cursor of a 42-character user id on a ZWJ emoji (known bug: the cursor is over 200 characters)', () => {
+    const userId = 'samlp|corp-connection|jane.doe@example.com';
+    const reaction = '👨‍👩‍👧‍👦';
+    expect(decodeReactorCursor(CONV, 12, reaction, encodeReactorCursor(CONV, 12, reaction, { ...at, userId }))).toEqual({ ...at, userId });
   });
 });

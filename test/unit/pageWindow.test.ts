@@ -172,6 +172,46 @@ describe('Page windows: forbidden combinations', () => {
   });
 });
 
+describe('Page windows of a thread (replies)', () => {
+  it('reads the sizes of its own entry in the table: 20 by default, 1 to 100', () => {
+    expect(LIST_SIZES.replies).toEqual({ default: 20, min: 1, max: 100 });
+  });
+
+  it('answers the newest 20 replies with no argument, and pages both ways like messages', () => {
+    expect([
+      pageWindow({}, 'replies'),
+      pageWindow({ first: 1 }, 'replies'),
+      pageWindow({ first: 100, afterSeq: 7 }, 'replies'),
+      pageWindow({ last: 100, beforeSeq: 7 }, 'replies'),
+      pageWindow({ afterSeq: 7 }, 'replies'),
+    ]).toEqual([backward(20, null), forward(1, 0), forward(100, 7), backward(100, 7), forward(20, 7)]);
+  });
+
+  it('refuses sizes outside the replies range, naming the argument and echoing the value', () => {
+    expect(OUT_OF_RANGE_SIZES.map((first) => pageWindow({ first }, 'replies'))).toEqual(
+      OUT_OF_RANGE_SIZES.map((first) => ({ ok: false, problem: badSize('first', first) })),
+    );
+    expect([pageWindow({ last: 0 }, 'replies'), pageWindow({ last: 101, beforeSeq: 3 }, 'replies')]).toEqual([
+      { ok: false, problem: badSize('last', 0) },
+      { ok: false, problem: badSize('last', 101) },
+    ]);
+  });
+
+  it('refuses the same combinations as messages, naming the same argument', () => {
+    expect([
+      pageWindow({ first: 5, last: 5 }, 'replies'),
+      pageWindow({ afterSeq: 5, beforeSeq: 10 }, 'replies'),
+      pageWindow({ first: 5, beforeSeq: 10 }, 'replies'),
+      pageWindow({ last: 5, afterSeq: 10 }, 'replies'),
+    ]).toEqual([refused('last', 'first', 'last'), refused('before', 'after', 'before'), refused('before'), refused('after')]);
+  });
+
+  it('answers exactly what messages answers for the same arguments, since both lists share one range today', () => {
+    const args: PageArgs[] = [{}, { first: 3 }, { last: 100 }, { first: 0 }, { last: 101 }, { first: 5, afterSeq: 0 }, { first: 1, last: 1 }];
+    expect(args.map((a) => pageWindow(a, 'replies'))).toEqual(args.map((a) => pageWindow(a)));
+  });
+});
+
 describe('messagesAround counts', () => {
   it('accepts 0 and 100 and every integer between, on either side', () => {
     const counts = Array.from({ length: 101 }, (_, i) => i);
