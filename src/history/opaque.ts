@@ -25,9 +25,17 @@ export function encodeOpaque(prefix: string, parts: readonly (string | number)[]
   return Buffer.from(`${payload}:${fnv1a32(payload).toString(36)}`, 'utf8').toString('base64url');
 }
 
+/**
+ * The longest token decoded: room for the longest cursor made, a reaction's
+ * users cursor with a 200-character user id of four-byte characters
+ * (twice base64url-encoded, about 1.9 KB), and still a cheap bound on what
+ * a client can make the server decode.
+ */
+export const MAX_TOKEN_LENGTH = 4096;
+
 /** The fields of a token made by `encodeOpaque(prefix, …)` with `arity` fields, or null. */
 export function decodeOpaque(prefix: string, arity: number, token: string): string[] | null {
-  if (token.length === 0 || token.length > 200 || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+  if (token.length === 0 || token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
   const text = Buffer.from(token, 'base64url').toString('utf8');
   const fields = text.split(':');
   if (fields.length !== arity + 2 || fields[0] !== prefix) return null;

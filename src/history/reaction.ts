@@ -22,14 +22,30 @@ function isOneGrapheme(value: string): boolean {
   return !first.done && first.value.segment === value;
 }
 
+/** `value` as the one emoji it is, in its emoji presentation (`❤` as `❤️`), or null when it is not exactly one emoji. */
+function canonicalEmoji(value: string): string | null {
+  if (value.length === 0 || value.length > 64 || !isOneGrapheme(value)) return null;
+  if (RGI_EMOJI.test(value)) return value;
+  return !value.includes('\ufe0f') && RGI_EMOJI.test(`${value}\ufe0f`) ? `${value}\ufe0f` : null;
+}
+
 /** Whether `value` is exactly one emoji. */
 export function isEmoji(value: string): boolean {
-  if (value.length === 0 || value.length > 64 || !isOneGrapheme(value)) return false;
-  return RGI_EMOJI.test(value) || (!value.includes('\ufe0f') && RGI_EMOJI.test(`${value}\ufe0f`));
+  return canonicalEmoji(value) !== null;
+}
+
+/**
+ * The reaction `value` is stored and counted as: a shortcode as given, an
+ * emoji in its emoji presentation, so `❤` and `❤️` are one reaction, not
+ * two; null when `value` is not a reaction.
+ */
+export function canonicalReaction(value: string): string | null {
+  return SHORTCODE.test(value) ? value : canonicalEmoji(value);
 }
 
 /** Why `value` cannot be a reaction, as a sentence, or null when it can. */
 export function reactionProblem(value: string): string | null {
-  if (SHORTCODE.test(value) || isEmoji(value)) return null;
-  return 'Argument `reaction` must be one emoji or a shortcode `:name:` of 1 to 32 lower-case letters, digits, `_`, `+` or `-`.';
+  if (canonicalReaction(value) !== null) return null;
+  const shown = JSON.stringify([...value].slice(0, 40).join(''));
+  return `Argument \`reaction\` must be one emoji or a shortcode \`:name:\` of 1 to 32 lower-case letters, digits, \`_\`, \`+\` or \`-\`, got ${shown}.`;
 }

@@ -108,7 +108,7 @@ export async function scanThread(
 }
 
 /** The most a thread's unread count counts before it stops. */
-export const THREAD_UNREAD_CAP = 99;
+const THREAD_UNREAD_CAP = 99;
 
 const threadCounts = statement<KeyValues & RetentionValues & { viewerId: string; cap: number }>(
   (v) => sql`select k.conv_id as "convId", k.seq,

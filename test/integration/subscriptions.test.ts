@@ -128,6 +128,25 @@ describe.each(backends)('Subscriptions over WebSocket (%s)', (backend) => {
       });
     });
 
+    it('delivers an edit with the new text and a reaction change with the reactions now', async () => {
+      const group = await createGroup(alice, ['bob']);
+      const events = await subscribed(bob, group);
+      const sent = await send(alice, group.id, 'tpyo');
+      await eventOf(events);
+      const edited = await alice.gql('mutation ($id: ID!) { editMessage(input: { messageId: $id, text: "typo" }) { message { id } } }', { id: sent.id });
+      expect(edited.errors).toBeUndefined();
+      expect(await eventOf(events)).toEqual({
+        kind: 'MESSAGE_EDITED',
+        seq: sent.seq,
+        toSeq: sent.seq,
+        user: null,
+        message: { id: sent.id, seq: sent.seq, sender: { id: 'alice' }, content: { __typename: 'TextContent', text: 'typo' } },
+      });
+      const reacted = await alice.gql('mutation ($id: ID!) { addReaction(input: { messageId: $id, reaction: "👍" }) { message { id } } }', { id: sent.id });
+      expect(reacted.errors).toBeUndefined();
+      expect(await eventOf(events)).toMatchObject({ kind: 'REACTIONS_CHANGED', seq: sent.seq, message: { id: sent.id } });
+    });
+
     it('delivers a purge as one range per run of consecutive seqs', async () => {
       const group = await createGroup(alice, ['bob']);
       const events = await subscribed(bob, group);

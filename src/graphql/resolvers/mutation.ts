@@ -13,7 +13,7 @@ import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
 import { type ReplyTarget, sendMessage } from '../../store/sends.ts';
-import { decodeMessageId } from '../../history/globalId.ts';
+import { conversationGlobalId, decodeMessageId } from '../../history/globalId.ts';
 import type { Loaders } from '../loaders.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden, notFound } from '../errors.ts';
@@ -47,6 +47,8 @@ function messageKeysOf(argumentName: string, ids: readonly string[], max: number
 async function replyTarget(loaders: Loaders, convId: string, replyToMessageId: string): Promise<ReplyTarget> {
   const key = decodeMessageId(replyToMessageId);
   const original = key === null || key.convId !== convId ? null : await loaders.message.load(key);
+  // Someone who is not a member learns nothing about the reply target: the conversation is not found.
+  if (original === null && (await loaders.conversation.load(convId)) === null) throw conversationNotFound(conversationGlobalId(convId));
   if (original === null || original.revokedAt !== null) {
     throw badUserInput(
       `Argument \`replyToMessageId\` must be a message of this conversation that you can see and that was not revoked, got ${echo(replyToMessageId)}.`,

@@ -1,7 +1,7 @@
 /** Reactions: `addReaction`, `removeReaction`, `Message.reactions` and each group's users. */
 import { decodeReactorCursor, encodeReactorCursor } from '../../history/listCursors.ts';
 import { cutExtraRow } from '../../history/pageSlice.ts';
-import { reactionProblem } from '../../history/reaction.ts';
+import { canonicalReaction, reactionProblem } from '../../history/reaction.ts';
 import { setReaction } from '../../store/reactions.ts';
 import { viewerOf, type RequestContext } from '../context.ts';
 import { badUserInput, echo } from '../errors.ts';
@@ -21,9 +21,9 @@ import { messageKeyOf, messageNotFound } from './lookups.ts';
 async function react(input: ReactionInput, context: RequestContext, add: boolean): Promise<{ message: MessageModel }> {
   const { viewerId, loaders } = viewerOf(context);
   const key = messageKeyOf(input.messageId);
-  const problem = reactionProblem(input.reaction);
-  if (problem !== null) throw badUserInput(problem, 'reaction');
-  const outcome = await setReaction(context.db, context.publisher, viewerId, key, input.reaction, add, context.retention);
+  const reaction = canonicalReaction(input.reaction);
+  if (reaction === null) throw badUserInput(reactionProblem(input.reaction)!, 'reaction');
+  const outcome = await setReaction(context.db, context.publisher, viewerId, key, reaction, add, context.retention);
   switch (outcome.kind) {
     case 'done':
       // Read after the change, not from anything this request cached before it.
