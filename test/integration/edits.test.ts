@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
+import { createRunner } from '../../src/db/runner.ts';
+import { KEEP_EVERYTHING } from '../../src/history/retention.ts';
+import { purgeExpired } from '../../src/store/purge.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type Harness, startHarness } from '../helpers/harness.ts';
 import { createGroup, REVOKE, send } from '../helpers/operations.ts';
@@ -165,5 +168,24 @@ describe.each(backends)('Editing messages (%s)', (backend) => {
     expect(history.data.message.content.__typename).toBe('PurgedContent');
     expect(history.data.message.edits.edges).toEqual([]);
     expect(codes(await edit(bob, erased.id, 'back again'))).toEqual(['FORBIDDEN']);
+  });
+
+  it('lets the retention purge take versions, reactions and thread read positions with the messages it deletes', async () => {
+    const conversation = await createGroup(alice, ['bob']);
+    const root = await send(alice, conversation.id, 'expiring root');
+    await edit(alice, root.id, 'expiring root, edited');
+    await bob.gql('mutation ($id: ID!) { addReaction(input: { messageId: $id, reaction: "👍" }) { message { id } } }', { id: root.id });
+    await bob.gql('mutation ($id: ID!, $seq: Seq!) { markThreadRead(input: { messageId: $id, seq: $seq }) { message { id } } }', { id: root.id, seq: root.seq });
+    const kept = await send(alice, conversation.id, 'kept');
+    await edit(alice, kept.id, 'kept, edited');
+    const count = async (table: string) =>
+      rowsOf<{ n: number }>(await harness.database.db.execute(sql`select count(*)::int as n from ${sql.identifier(table)} where conv_id = ${conversation.uuid}`))[0]!.n;
+    expect([await count('message_edits'), await count('message_reactions'), await count('thread_reads')]).toEqual([2, 1, 1]);
+    // Keep only the newest seq: the root expires.
+    await harness.database.db.execute(sql`update conversations set retention_max_messages = 1 where id = ${conversation.uuid}`);
+    const totals = await purgeExpired(createRunner(harness.database.client), { server: KEEP_EVERYTHING, now: new Date() }, { batchSize: 100 });
+    expect(totals.messages).toBeGreaterThanOrEqual(1);
+    expect([await count('message_edits'), await count('message_reactions'), await count('thread_reads')]).toEqual([1, 0, 0]);
+    expect((await alice.gql(HISTORY, { id: kept.id })).data.message.edits.edges.map((e: any) => e.node.text)).toEqual(['kept']);
   });
 });
