@@ -49,7 +49,7 @@ export interface Loaders {
 
 /**
  * Makes the loaders for one request by `viewerId`; `batches` records each
- * batch. Each loader is made when first used: a page uses two of the six,
+ * batch. Each loader is made when first used: a page uses a few of the ten,
  * and a live event (one set per subscriber per event) often none but the
  * shared `body` it passes in `given`.
  */

@@ -1,7 +1,9 @@
 /**
  * Removing messages for everyone: a group's retention policy, purging
- * messages (index, body, hides: their seqs become gaps), and erasing a
- * user's texts (the rows stay as `PurgedContent` placeholders). Each is one
+ * messages (index, body, hides, earlier versions, reactions, thread read
+ * positions: their seqs become gaps), and erasing a user's texts with their
+ * earlier versions, and the user's reactions (the rows stay as
+ * `PurgedContent` placeholders). Each is one
  * transaction that also records its change-feed entries; a purge is
  * announced live once it has committed. Archived texts follow: the record
  * of a segment left with no live message goes in the same transaction
