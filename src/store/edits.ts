@@ -15,18 +15,7 @@ import { recordChanges } from './changes.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
-import {
-  bare,
-  bareList,
-  isoTime,
-  messageColumns,
-  type RetentionClock,
-  type RetentionValues,
-  retentionValues,
-  selectList,
-  visibleFloor,
-  visibleTo,
-} from './sqlFragments.ts';
+import { type ActorMessageValues, actorMessage, bare, bareList, isoTime, messageColumns, type RetentionClock, retentionValues, selectList } from './sqlFragments.ts';
 import { statement } from './statement.ts';
 import type { MessageKey } from './messages.ts';
 
@@ -52,16 +41,12 @@ interface EditValues {
 }
 
 /** The message as the actor sees it, its current text (null: none warm) and what the rule needs, locked so edits and revokes take turns. */
-const lockForEdit = statement<EditValues & RetentionValues>(
-  (v) => sql`select ${messageColumns(m)}, ${m.erasedAt} is not null as erased, ${b.text} as body_text,
+const lockForEdit = statement<ActorMessageValues>(
+  (v) => sql`select ${messageColumns(m)}, ${m.erasedAt} is not null as erased,
+          (select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}) as body_text,
           (extract(epoch from ${m.createdAt}) * 1000)::float8 as created_ms,
           (extract(epoch from now()) * 1000)::float8 as now_ms
-        from ${members} ${mb}
-        join ${conversations} ${c} on ${c.id} = ${mb.convId}
-        join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
-        left join ${messageBodies} ${b} on ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}
-        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
-          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))}
+        ${actorMessage(mb, c, m, v)}
         for update of ${m}`,
 );
 

@@ -15,7 +15,7 @@ import type { MessageKey } from './messages.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
-import { bareList, messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { type ActorMessageValues, actorMessage, bareList, messageColumns, type RetentionClock, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
 
 /** What adding or removing a reaction did; `changed` false: it was already so. */
@@ -38,17 +38,13 @@ interface ReactionValues {
 }
 
 /** The message as the actor sees it, its distinct reactions and whether the actor's is among them, locked. */
-const lockForReaction = statement<ReactionValues & RetentionValues>(
+const lockForReaction = statement<ReactionValues & ActorMessageValues>(
   (v) => sql`select ${messageColumns(m)},
           (select count(distinct ${r.reaction})::int from ${messageReactions} ${r} where ${r.convId} = ${m.convId} and ${r.seq} = ${m.seq}) as distinct_count,
           exists (select 1 from ${messageReactions} ${r} where ${r.convId} = ${m.convId} and ${r.seq} = ${m.seq} and ${r.reaction} = ${v.reaction}) as used,
           exists (select 1 from ${messageReactions} ${r} where ${r.convId} = ${m.convId} and ${r.seq} = ${m.seq}
             and ${r.reaction} = ${v.reaction} and ${r.userId} = ${v.actorId}) as mine
-        from ${members} ${mb}
-        join ${conversations} ${c} on ${c.id} = ${mb.convId}
-        join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
-        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
-          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))}
+        ${actorMessage(mb, c, m, v)}
         for update of ${m}`,
 );
 

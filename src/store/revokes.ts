@@ -12,7 +12,7 @@ import type { Publisher } from './notify.ts';
 import { recordChanges } from './changes.ts';
 import { NOT_FOUND, type Forbidden, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
-import { bare, messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleTo } from './sqlFragments.ts';
+import { actorMessage, bare, messageColumns, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
 
 /** What a revoke did. */
@@ -42,11 +42,7 @@ const lockForRevoke = statement<RevokeValues & RetentionValues>(
   (v) => sql`select ${messageColumns(m)}, ${mb.role} as role, ${c.kind} as kind,
           (extract(epoch from ${m.createdAt}) * 1000)::float8 as created_ms,
           (extract(epoch from now()) * 1000)::float8 as now_ms
-        from ${members} ${mb}
-        join ${conversations} ${c} on ${c.id} = ${mb.convId}
-        join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
-        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
-          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))}
+        ${actorMessage(mb, c, m, v)}
         for update of ${m}`,
 );
 

@@ -14,7 +14,7 @@
  */
 import { type AnyColumn, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias, type PgTable } from 'drizzle-orm/pg-core';
-import { type conversations, type members, messageHideRanges, messages } from '../db/schema.ts';
+import { conversations, members, messageHideRanges, messages } from '../db/schema.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import type { MessageRow } from './rows.ts';
 import type { Slots } from './statement.ts';
@@ -287,4 +287,31 @@ export function messageColumns(m: Aliased<typeof messages>): SQL {
     replyToSeq: m.replyToSeq,
     threadRootSeq: m.threadRootSeq,
   });
+}
+
+/** One message as one member would act on it: whose, which conversation, which seq, read at which instant. */
+export interface ActorMessageValues extends RetentionValues {
+  actorId: string;
+  convId: string;
+  seq: number;
+}
+
+/**
+ * `from ... where ...` of "message `seq` of `convId` as `actorId` sees it":
+ * their membership `mb`, the conversation `c` and the message `m`, which
+ * must be visible to them (`visibleTo`). No row: not a member, or nothing
+ * they can read. Every write on one message (revoke, edit, reaction, thread
+ * read) starts here, so none can act on what its actor could not read.
+ */
+export function actorMessage(
+  mb: Aliased<typeof members>,
+  c: Aliased<typeof conversations>,
+  m: Aliased<typeof messages>,
+  v: Slots<ActorMessageValues>,
+): SQL {
+  return sql`from ${members} ${mb}
+        join ${conversations} ${c} on ${c.id} = ${mb.convId}
+        join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
+        where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
+          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))}`;
 }

@@ -17,6 +17,8 @@ import { type MessageKey, messageKeyString } from './messages.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
 import {
+  type ActorMessageValues,
+  actorMessage,
   bare,
   bareList,
   keyArrays,
@@ -150,14 +152,7 @@ export async function countThreads(db: SqlRunner, viewerId: string, retention: R
 /** What marking a thread read did. */
 export type ThreadReadOutcome = { kind: 'marked'; root: MessageRow } | NotFound | { kind: 'not-root' } | { kind: 'beyond-max'; maxSeq: number };
 
-const lockRoot = statement<{ viewerId: string; convId: string; seq: number } & RetentionValues>(
-  (v) => sql`select ${messageColumns(m)}, ${c.maxSeq} as max_seq
-      from ${members} ${mb}
-      join ${conversations} ${c} on ${c.id} = ${mb.convId}
-      join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
-      where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
-        and ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v))}`,
-);
+const findRoot = statement<ActorMessageValues>((v) => sql`select ${messageColumns(m)}, ${c.maxSeq} as max_seq ${actorMessage(mb, c, m, v)}`);
 
 const moveThreadRead = statement<{ viewerId: string; convId: string; rootSeq: number; readSeq: number }>(
   (v) => sql`insert into ${threadReads} (${bareList(threadReads.convId, threadReads.rootSeq, threadReads.userId, threadReads.readSeq)})
@@ -176,7 +171,7 @@ const moveThreadRead = statement<{ viewerId: string; convId: string; rootSeq: nu
  */
 export async function markThreadRead(db: SqlRunner, viewerId: string, retention: RetentionClock, root: MessageKey, seq: number): Promise<ThreadReadOutcome> {
   return db.transaction(async (tx): Promise<ThreadReadOutcome> => {
-    const [found] = await tx.rows<MessageRow & { max_seq: number }>(lockRoot({ viewerId, convId: root.convId, seq: root.seq, ...retentionValues(retention) }));
+    const [found] = await tx.rows<MessageRow & { max_seq: number }>(findRoot({ actorId: viewerId, convId: root.convId, seq: root.seq, ...retentionValues(retention) }));
     if (found === undefined) return NOT_FOUND;
     if (found.threadRootSeq !== null) return { kind: 'not-root' };
     if (seq > found.max_seq) return { kind: 'beyond-max', maxSeq: found.max_seq };

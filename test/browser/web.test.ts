@@ -2,7 +2,8 @@
  * examples/web end to end: the built page in headless Chromium (Debian's
  * `chromium`, driven by playwright-core) against the real server on PGlite.
  * Inbox badges, the newest page with a revoked placeholder, infinite scroll
- * upward, a permalink jump, a live message, a send and search, on a server
+ * upward, a permalink jump, a live message, a send, search, and edits,
+ * replies, threads and reactions (the page's own and live ones), on a server
  * that runs only trusted documents (the page's build manifest). Screenshots
  * go to test/browser/screenshots/ (git-ignored).
  */
@@ -24,6 +25,11 @@ const SEARCH_SEQ = 40; // "kangaroo": found by search, far from the newest page
 const PERMALINK_SEQ = 20;
 const REVOKED_SEQ = 118;
 const UNLISTED = 'query Unlisted { viewer { id } }';
+const EDIT = `mutation Edit($messageId: ID!, $text: String!) { editMessage(input: { messageId: $messageId, text: $text }) { message { id editedAt } } }`;
+const REACT = `mutation React($messageId: ID!, $reaction: String!) { addReaction(input: { messageId: $messageId, reaction: $reaction }) { message { id } } }`;
+const REPLY = `mutation Reply($conversationId: ID!, $clientMsgId: String!, $text: String!, $replyTo: ID!) {
+  sendMessage(input: { conversationId: $conversationId, clientMsgId: $clientMsgId, text: $text, replyToMessageId: $replyTo }) { message { id seq } }
+}`;
 
 /**
  * The server runs only trusted documents: the page's manifest (written by its
@@ -31,7 +37,7 @@ const UNLISTED = 'query Unlisted { viewer { id } }';
  */
 function trustedManifest(folder: string): string {
   const page = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
-  const setup = [CREATE_GROUP, SEND, REVOKE, OPEN_DIRECT, INBOX];
+  const setup = [CREATE_GROUP, SEND, REVOKE, OPEN_DIRECT, INBOX, EDIT, REACT, REPLY];
   const entries = setup.map((text) => [`sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`, text]);
   const path = join(folder, 'persisted-documents.json');
   writeFileSync(path, JSON.stringify({ ...page, ...Object.fromEntries(entries) }, null, 2));
@@ -273,6 +279,78 @@ describe('examples/web in headless Chromium', () => {
     expect(await inView(target)).toBe(true);
   });
 
+  it('edits, replies, threads and reactions: by clicking, and live from the other user', async () => {
+    // Two fresh messages at the end of the group: Alice's to edit and react to, Bob's to reply to.
+    const mine = await send(alice, groupId, 'Draft: ship on Thursday', 'edit-me');
+    const theirs = await send(bob, groupId, 'What do we ship on Friday?', 'reply-to-me');
+    const before = openOnPage();
+    await page.evaluate((hash) => (window.location.hash = hash), `#/c/${encodeURIComponent(groupId)}`);
+    const list = page.getByTestId('conversation');
+    const item = (id: string) => list.locator(`li[data-message-id="${id}"]`);
+    await item(theirs.id).waitFor();
+    // Live: once the new view's subscription is the only one and the server counts it (as in the live test above).
+    await expect.poll(() => openOnPage().map((id) => (before.includes(id) ? 'the permalink view’s' : 'new'))).toEqual(['new']);
+    await expect.poll(() => harness.openSubscriptions(), { timeout: 10_000 }).toBe(1);
+
+    // Bob edits his message and reacts to Alice's: MESSAGE_EDITED and REACTIONS_CHANGED update them in place.
+    expect((await bob.gql(EDIT, { messageId: theirs.id, text: 'What do we ship on Friday, exactly?' })).errors).toBeUndefined();
+    await item(theirs.id).locator('.text', { hasText: 'What do we ship on Friday, exactly?' }).waitFor();
+    await item(theirs.id).getByTestId('edited').waitFor();
+    expect((await bob.gql(REACT, { messageId: mine.id, reaction: '🎉' })).errors).toBeUndefined();
+    const party = item(mine.id).locator('[data-reaction="🎉"]');
+    await party.filter({ hasText: /^🎉 1$/ }).waitFor();
+    expect(await party.getAttribute('aria-pressed')).toBe('false');
+
+    // Alice edits her own message: the new text and the edited mark, with the time as its title.
+    expect(await item(theirs.id).getByRole('button', { name: 'Edit', exact: true }).count()).toBe(0); // not hers
+    await item(mine.id).getByRole('button', { name: 'Edit', exact: true }).click();
+    await item(mine.id).getByRole('textbox', { name: 'Edit message' }).fill('Final: ship on Friday');
+    await item(mine.id).getByRole('textbox', { name: 'Edit message' }).press('Enter');
+    await item(mine.id).locator('.text', { hasText: 'Final: ship on Friday' }).waitFor();
+    expect(await item(mine.id).getByTestId('edited').getAttribute('title')).toMatch(/^edited /);
+
+    // Alice replies to Bob's message from the composer: the reply quotes the original as it is now.
+    await item(theirs.id).getByRole('button', { name: 'Reply', exact: true }).click();
+    await page.getByTestId('replying').getByText('What do we ship on Friday, exactly?').waitFor();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('The thread panel, Bob');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const reply = list.locator('li.message.own', { hasText: 'The thread panel, Bob' });
+    await reply.getByTestId('quote').filter({ hasText: 'What do we ship on Friday, exactly?' }).waitFor();
+    await page.getByTestId('replying').waitFor({ state: 'detached' });
+    const replySeq = Number(await reply.getAttribute('data-seq'));
+    const replyId = (await reply.getAttribute('data-message-id'))!;
+
+    // Bob's message is a thread root now: "1 reply" opens the panel, which marks the thread read up to the reply.
+    const marked = page.waitForRequest((request) => request.postDataJSON()?.operationName === 'MarkThreadRead');
+    await item(theirs.id).getByTestId('thread-link').filter({ hasText: /^1 reply/ }).click();
+    const thread = page.getByTestId('thread');
+    await thread.getByTestId('thread-replies').locator('li', { hasText: 'The thread panel, Bob' }).waitFor();
+    expect((await marked).postDataJSON().variables).toEqual({ id: theirs.id, seq: replySeq });
+
+    // Bob answers Alice's reply (a reply to a reply, so in the same thread): it arrives live in the panel, quoting hers.
+    expect((await bob.gql(REPLY, { conversationId: groupId, clientMsgId: 'thread-bob', text: 'Sounds good to me', replyTo: replyId })).errors).toBeUndefined();
+    const bobs = thread.getByTestId('thread-replies').locator('li', { hasText: 'Sounds good to me' });
+    await bobs.getByTestId('quote').filter({ hasText: 'The thread panel, Bob' }).waitFor();
+    // And Alice answers in the thread's own box.
+    await thread.getByRole('textbox', { name: 'Reply in thread' }).fill('Great, see you Friday');
+    await thread.getByRole('button', { name: 'Send reply' }).click();
+    await thread.getByTestId('thread-replies').locator('li.own', { hasText: 'Great, see you Friday' }).waitFor();
+    await item(theirs.id).getByTestId('thread-link').filter({ hasText: /^3 replies/ }).waitFor();
+    await shot('thread');
+    await thread.getByRole('button', { name: 'Close thread' }).click();
+    await thread.waitFor({ state: 'detached' });
+
+    // Reactions: the picker adds Alice's 👍 (highlighted, counted); clicking the group takes it back.
+    await item(mine.id).getByRole('button', { name: 'React with 👍' }).click();
+    const thumbs = item(mine.id).locator('[data-reaction="👍"]');
+    await thumbs.filter({ hasText: /^👍 1$/ }).waitFor();
+    expect(await thumbs.getAttribute('aria-pressed')).toBe('true');
+    await shot('reactions');
+    await thumbs.click();
+    await thumbs.waitFor({ state: 'detached' });
+    expect(await party.textContent()).toBe('🎉 1'); // Bob's stays
+  });
+
   it('logged no errors in the page', () => {
     expect(pageErrors).toEqual([]);
   });
@@ -280,7 +358,11 @@ describe('examples/web in headless Chromium', () => {
   it('sent only operations of the trusted-documents manifest, as their exact text', () => {
     const trusted = new Set(Object.values(JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>));
     const names = new Set(sentTexts.map((s) => s.name));
-    for (const name of ['Inbox', 'ConversationPage', 'ConversationAround', 'MessagesAfter', 'ConversationEvents', 'MarkRead', 'SendMessage', 'Search']) {
+    const expected = [
+      ...['Inbox', 'ConversationPage', 'ConversationAround', 'MessagesAfter', 'ConversationEvents', 'MarkRead', 'SendMessage', 'Search'],
+      ...['EditMessage', 'Thread', 'MarkThreadRead', 'AddReaction', 'RemoveReaction'],
+    ];
+    for (const name of expected) {
       expect(names, `the page never sent ${name}`).toContain(name);
     }
     expect(sentTexts.filter((s) => !trusted.has(s.query))).toEqual([]);

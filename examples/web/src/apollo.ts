@@ -89,6 +89,15 @@ export function makeApolloClient(serverUrl: string, token: string): ApolloClient
             messages: relayStylePagination(['around']),
           },
         },
+        Message: {
+          fields: {
+            // A thread's pages stitch into one list, oldest first.
+            replies: relayStylePagination(),
+            // Neither has an id: an edit, a revoke or a reaction replaces them whole (a revoked text must not linger).
+            content: { merge: false },
+            reactions: { merge: false },
+          },
+        },
         // Connections have no id; the newest write wins.
         Viewer: { fields: { conversations: { merge: (_existing, incoming) => incoming } } },
       },

@@ -1,5 +1,5 @@
 import { useApolloClient, useMutation, useQuery } from '@apollo/client';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ConversationEventsSubscription as EventData, ConversationPageQuery as ConversationPageData, MessageFieldsFragment, PageInfoFieldsFragment } from '../gql/graphql';
 import {
   ConversationAroundQuery,
@@ -7,11 +7,14 @@ import {
   ConversationPageQuery,
   MarkReadMutation,
   MessagesAfterQuery,
-  SendMessageMutation,
 } from '../operations';
 import { RECONNECTED } from '../apollo';
+import { Composer } from './Composer';
 import { conversationName } from './Inbox';
+import { type MessageActions, MessageActionsContext } from './messageActions';
 import { MessageItem } from './MessageItem';
+import { quotedText } from './ReplyQuote';
+import { ThreadPanel } from './ThreadPanel';
 
 const PAGE = 30;
 const AROUND = 15;
@@ -29,8 +32,28 @@ interface Props {
   viewerId?: string;
 }
 
+/**
+ * A conversation: the newest page or a permalink's, and beside it the open
+ * thread, if any. What a message's buttons do (reply in the composer, open
+ * a thread) reaches the messages through MessageActionsContext.
+ */
 export function ConversationView(props: Props) {
-  return props.anchorId ? <AroundView {...props} anchorId={props.anchorId} /> : <NewestView {...props} />;
+  const { conversationId, anchorId, viewerId } = props;
+  const [threadId, setThreadId] = useState<string | null>(null);
+  const [replyTo, setReplyTo] = useState<MessageFieldsFragment | null>(null);
+  // A permalink has no composer to reply in.
+  const actions = useMemo<MessageActions>(
+    () => ({ conversationId, openThread: setThreadId, reply: anchorId ? undefined : setReplyTo }),
+    [conversationId, anchorId],
+  );
+  return (
+    <MessageActionsContext.Provider value={actions}>
+      <div className="conversation-layout">
+        {anchorId ? <AroundView {...props} anchorId={anchorId} /> : <NewestView {...props} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} />}
+        {threadId && <ThreadPanel key={threadId} rootId={threadId} viewerId={viewerId} onClose={() => setThreadId(null)} />}
+      </div>
+    </MessageActionsContext.Provider>
+  );
 }
 
 /** The edge a `MESSAGE_SENT` event adds at the end, or null for any other event or one already shown. */
@@ -62,34 +85,13 @@ function useReadUpTo(conversationId: string, edges: readonly Edge[], atNewest: b
   }, [conversationId, newest, atNewest, markRead, cache]);
 }
 
-/** Sends a message; the page shows it from the mutation's answer or the live event, whichever comes first. */
-function Composer({ conversationId, onSent }: { conversationId: string; onSent(): void }) {
-  const [text, setText] = useState('');
-  const [sendMessage, { loading, error }] = useMutation(SendMessageMutation);
-  return (
-    <form
-      className="composer"
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (!text.trim()) return;
-        const clientMsgId = crypto.randomUUID(); // a retry of this send would reuse it
-        void sendMessage({ variables: { id: conversationId, clientMsgId, text } }).then(() => {
-          setText('');
-          onSent();
-        }, () => {});
-      }}
-    >
-      <input value={text} onChange={(e) => setText(e.target.value)} placeholder="Write a message" aria-label="Message" disabled={loading} />
-      <button type="submit" disabled={loading}>
-        Send
-      </button>
-      {error && <span className="error">{error.message}</span>}
-    </form>
-  );
-}
-
-/** The newest page, older pages on scrolling up (merged by relayStylePagination), live messages at the bottom. */
-function NewestView({ conversationId, viewerId }: Props) {
+/**
+ * The newest page, older pages on scrolling up (merged by relayStylePagination),
+ * live messages at the bottom, and the composer (a reply when `replyTo` is set).
+ * Edits and reactions, live or our own, need no code here: the subscription's
+ * and the mutations' messages are written to the cache, which updates them in place.
+ */
+function NewestView({ conversationId, viewerId, replyTo, onCancelReply }: Props & { replyTo: MessageFieldsFragment | null; onCancelReply(): void }) {
   const q = useQuery(ConversationPageQuery, { variables: { id: conversationId, last: PAGE }, fetchPolicy: 'cache-and-network' });
   const { subscribeToMore, fetchMore } = q;
   const connection = q.data?.conversation?.messages;
@@ -150,7 +152,26 @@ function NewestView({ conversationId, viewerId }: Props) {
     <section className="conversation" data-testid="conversation">
       <h2>{conversationName(q.data.conversation, viewerId)}</h2>
       <MessageList edges={edges} pageInfo={connection.pageInfo} viewerId={viewerId} onOlder={loadOlder} />
-      <Composer conversationId={conversationId} onSent={() => void catchUp()} />
+      <Composer
+        conversationId={conversationId}
+        replyToId={replyTo?.id}
+        label="Message"
+        button="Send"
+        onSent={() => {
+          onCancelReply();
+          void catchUp();
+        }}
+      >
+        {replyTo && (
+          <div className="replying" data-testid="replying">
+            Replying to <span className="sender">{replyTo.sender.id}</span>:{' '}
+            <span className="muted">{quotedText(replyTo.content)}</span>
+            <button type="button" onClick={onCancelReply} aria-label="Cancel reply">
+              ×
+            </button>
+          </div>
+        )}
+      </Composer>
     </section>
   );
 }
