@@ -167,6 +167,22 @@ describe.each(backends)('Replies and threads (%s)', (backend) => {
     expect(codes(await bob.gql(MARK_THREAD, { messageId: root.id, seq: 10_000 }))).toEqual(['BAD_USER_INPUT']);
   });
 
+  it('tells the reader\'s other devices through the change feed, and only them, when they read a thread', async () => {
+    const group = await createGroup(alice, ['bob']);
+    const root = await send(alice, group.id, 'synced root');
+    const answer = await replied(alice, group.id, root.id, 'synced answer');
+    const CURSOR = 'query ($id: ID!) { conversation(id: $id) { messages(last: 1) { changesCursor } } }';
+    const CHANGES = 'query ($id: ID!, $after: String) { conversation(id: $id) { changes(after: $after) { changes { kind fromSeq message { id threadUnreadCount } } } } }';
+    const start = (await bob.gql(CURSOR, { id: group.id })).data.conversation.messages.changesCursor;
+    expect((await bob.gql(MARK_THREAD, { messageId: root.id, seq: answer.seq })).errors).toBeUndefined();
+    // Marking again where it already is records nothing more.
+    await bob.gql(MARK_THREAD, { messageId: root.id, seq: answer.seq });
+    const bobs = await bob.gql(CHANGES, { id: group.id, after: start });
+    expect(bobs.data.conversation.changes.changes).toEqual([{ kind: 'THREAD_READ', fromSeq: root.seq, message: { id: root.id, threadUnreadCount: 0 } }]);
+    const alices = await alice.gql(CHANGES, { id: group.id, after: start });
+    expect(alices.data.conversation.changes.changes).toEqual([]);
+  });
+
   it('caps the thread unread count at 99', async () => {
     const group = await createGroup(alice, ['bob']);
     const root = await send(alice, group.id, 'busy root');
