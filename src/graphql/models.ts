@@ -167,6 +167,8 @@ export type MessageEditEdgeModel = KeysetEdge<EditRow>;
 export interface ThreadConnectionModel {
   convId: string;
   slice: PageSlice<MessageRow>;
+  /** The position of the cursor the page was asked from (`after`/`before`), if any: an empty page's cursors. */
+  requestSeq: number | null;
 }
 
 /** One reaction on a message as the viewer sees it. */

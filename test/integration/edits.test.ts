@@ -1,4 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { archiveBodies } from '../../src/archive/archiver.ts';
+import { createArchiveReader, setProcessArchive } from '../../src/archive/reader.ts';
+import { folderStore } from '../../src/archive/segmentStore.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createRunner } from '../../src/db/runner.ts';
@@ -187,5 +193,36 @@ describe.each(backends)('Editing messages (%s)', (backend) => {
     expect(totals.messages).toBeGreaterThanOrEqual(1);
     expect([await count('message_edits'), await count('message_reactions'), await count('thread_reads')]).toEqual([1, 0, 0]);
     expect((await alice.gql(HISTORY, { id: kept.id })).data.message.edits.edges.map((e: any) => e.node.text)).toEqual(['kept']);
+  });
+});
+
+describe.each(backends)('Editing an archived message (%s)', (backend) => {
+  it('is FORBIDDEN with reason ARCHIVED, and the archived text still reads as it was', async () => {
+    const harness = await startHarness(backend);
+    const dir = await mkdtemp(join(tmpdir(), 'backscroll-edit-archive-'));
+    try {
+      const alice = await harness.client('alice');
+      const group = await createGroup(alice, []);
+      const old = await send(alice, group.id, 'archived words');
+      const fresh = await send(alice, group.id, 'warm words');
+      const store = folderStore(dir);
+      setProcessArchive(createArchiveReader(store, 1024 * 1024));
+      const summary = await archiveBodies(createRunner(harness.database.client), store, {
+        before: new Date(Date.now() + 60_000),
+        keepNewest: 1,
+        limits: { messages: 100, bytes: 256 * 1024 },
+      });
+      expect(summary.skipped).toBe(0);
+      const refused = await alice.gql(EDIT, { messageId: old.id, text: 'rewritten' });
+      expect(codes(refused)).toEqual(['FORBIDDEN']);
+      expect(refused.errors![0]!.extensions!.reason).toBe('ARCHIVED');
+      const read = await alice.gql(HISTORY, { id: old.id });
+      expect(read.data.message).toMatchObject({ editedAt: null, content: { text: 'archived words' } });
+      expect((await alice.gql(EDIT, { messageId: fresh.id, text: 'warm, edited' })).errors).toBeUndefined();
+    } finally {
+      setProcessArchive(null);
+      await harness.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -135,6 +135,12 @@ describe.each(backends)('Replies and threads (%s)', (backend) => {
     const rest = await bob.gql(REPLIES, { id: root.id, first: 4, after: oldest.data.message.replies.pageInfo.endCursor });
     expect(seqsOf(rest)).toEqual(visible.slice(4));
     expect(rest.data.message.replies.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+    // Past the end: an empty page that keeps the cursor it was asked from.
+    const beyond = await bob.gql(REPLIES, { id: root.id, first: 4, after: rest.data.message.replies.pageInfo.endCursor });
+    expect(beyond.data.message.replies).toEqual({
+      edges: [],
+      pageInfo: { hasPreviousPage: true, hasNextPage: false, startCursor: rest.data.message.replies.pageInfo.endCursor, endCursor: rest.data.message.replies.pageInfo.endCursor },
+    });
     expect((await bob.gql(MESSAGE, { id: root.id })).data.message.replyCount).toBe(6);
     expect((await alice.gql(MESSAGE, { id: root.id })).data.message.replyCount).toBe(7);
 

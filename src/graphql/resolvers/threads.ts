@@ -39,28 +39,33 @@ export const messageThreadFields: Pick<MessageResolvers, 'replyTo' | 'replyToUna
       'replies',
     );
     if (!result.ok) throw badUserInput(result.problem.message, result.problem.argumentName);
-    const empty = { convId: message.convId, slice: { rows: [], hasPreviousPage: false, hasNextPage: false } };
-    if (message.threadRootSeq !== null) return empty;
-    const scanned = await scanThread(context.db, viewerId, context.retention, message.convId, message.seq, result.window);
+    const { window } = result;
+    const requestSeq = window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq;
+    if (message.threadRootSeq !== null) return { convId: message.convId, slice: { rows: [], hasPreviousPage: false, hasNextPage: false }, requestSeq };
+    const scanned = await scanThread(context.db, viewerId, context.retention, message.convId, message.seq, window);
     if (scanned.kind === 'not-found') throw conversationNotFound(conversationGlobalId(message.convId));
     for (const row of scanned.scanned) {
       const text = scanned.warmTexts.get(row.seq);
       if (text !== undefined && row.revokedAt === null) loaders.body.prime({ convId: row.convId, seq: row.seq }, { kind: 'text', text });
     }
-    return { convId: message.convId, slice: slicePage(result.window, scanned.scanned, scanned.behindExists) };
+    return { convId: message.convId, slice: slicePage(window, scanned.scanned, scanned.behindExists), requestSeq };
   },
 };
 
 export const ThreadConnection: ThreadConnectionResolvers = {
   edges: (thread) => thread.slice.rows,
   pageInfo: (thread) => {
-    const first = thread.slice.rows[0];
-    const last = thread.slice.rows.at(-1);
+    // An empty page keeps the position it was asked from, as message pages do,
+    // so a client's stored cursor is never replaced by null.
+    const at = (row: { seq: number } | undefined) => {
+      const seq = row?.seq ?? thread.requestSeq;
+      return seq === null ? null : encodeCursor(thread.convId, seq);
+    };
     return {
       hasPreviousPage: thread.slice.hasPreviousPage,
       hasNextPage: thread.slice.hasNextPage,
-      startCursor: first === undefined ? null : encodeCursor(first.convId, first.seq),
-      endCursor: last === undefined ? null : encodeCursor(last.convId, last.seq),
+      startCursor: at(thread.slice.rows[0]),
+      endCursor: at(thread.slice.rows.at(-1)),
     };
   },
 };
