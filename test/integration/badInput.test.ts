@@ -250,13 +250,15 @@ describe.each(backends)('Answers malformed and hostile requests with a coded err
     expect(await fingerprint()).toEqual(fingerprintBefore);
   });
 
-  it('accepts every kind of reaction the rule accepts, stores it as sent, and removes it again', async () => {
+  it('accepts every kind of reaction the rule accepts, stores each once in its emoji spelling (❤ as ❤️), and removes it again', async () => {
     const message = await sendMessage(alice, fixtures.thread.convId, 'react to me');
     const added = [];
     for (const reaction of ACCEPTED_REACTIONS) added.push(await alice.gql(REACT, { m: message.id, r: reaction }));
     expect(added.map((response) => response.errors)).toEqual(ACCEPTED_REACTIONS.map(() => undefined));
+    // ❤ and ❤️ are one reaction: alice's second is already there.
+    const stored = ACCEPTED_REACTIONS.filter((reaction) => reaction !== '❤');
     expect(dataOf(await alice.gql(REACTIONS, { m: message.id })).message.reactions).toEqual(
-      ACCEPTED_REACTIONS.map((reaction) => ({ reaction, count: 1, reactedByMe: true })),
+      stored.map((reaction) => ({ reaction, count: 1, reactedByMe: true })),
     );
     const removed = [];
     for (const reaction of ACCEPTED_REACTIONS) removed.push(await alice.gql(UNREACT, { m: message.id, r: reaction }));
