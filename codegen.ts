@@ -43,6 +43,7 @@ const config: CodegenConfig = {
           OpenDirectConversationPayload: '../models.ts#ConversationPayloadModel',
           ClearHistoryPayload: '../models.ts#ClearHistoryPayloadModel',
           MarkReadPayload: '../models.ts#ConversationPayloadModel',
+          MarkUnreadPayload: '../models.ts#ConversationPayloadModel',
           SetRetentionPolicyPayload: '../models.ts#ConversationPayloadModel',
           PurgedContent: '../models.ts#PurgedContentModel',
           RetentionPolicy: '../models.ts#RetentionPolicyModel',

@@ -10,7 +10,7 @@ import DataLoader from 'dataloader';
 import type { SqlRunner } from '../db/runner.ts';
 import type { UnreadCount } from '../history/unreadCount.ts';
 import { findMemberConversations } from '../store/conversations.ts';
-import { countReaders, countUnread, findLastMessages } from '../store/inbox.ts';
+import { countReaders, countUnread, findFirstUnreads, findLastMessages } from '../store/inbox.ts';
 import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey, messageKeyString } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
@@ -20,7 +20,7 @@ import { countThreads, type ThreadCounts } from '../store/threads.ts';
 
 /** One batch a loader ran: which loader and how many keys. */
 export interface LoaderBatch {
-  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads';
+  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'firstUnread' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads';
   size: number;
 }
 
@@ -33,6 +33,8 @@ export interface Loaders {
   body: DataLoader<MessageKey, MessageBody, string>;
   /** The newest message the viewer can see in a conversation, by uuid; null when none (or not a member). */
   lastMessage: DataLoader<string, MessageRow | null>;
+  /** The oldest message from others the viewer can see after their read cursor, by conversation uuid; null when none (or not a member). */
+  firstUnread: DataLoader<string, MessageRow | null>;
   /** The viewer's unread count in a conversation, by uuid (nothing unread when not a member). */
   unread: DataLoader<string, UnreadCount>;
   /** Read receipts: how many members other than the sender have read a message. Only load keys the viewer may see. */
@@ -49,7 +51,7 @@ export interface Loaders {
 
 /**
  * Makes the loaders for one request by `viewerId`; `batches` records each
- * batch. Each loader is made when first used: a page uses a few of the ten,
+ * batch. Each loader is made when first used: a page uses a few of the eleven,
  * and a live event (one set per subscriber per event) often none but the
  * shared `body` it passes in `given`.
  */
@@ -67,6 +69,7 @@ export function createLoaders(db: SqlRunner, viewerId: string, retention: Retent
     message: () => new DataLoader(recorded('message', (keys: readonly MessageKey[]) => findVisibleMessages(db, viewerId, retention, keys)), byMessageKey),
     body: () => new DataLoader(recorded('body', (keys: readonly MessageKey[]) => findMessageBodies(db, keys)), byMessageKey),
     lastMessage: () => new DataLoader(recorded('lastMessage', (ids: readonly string[]) => findLastMessages(db, viewerId, retention, ids))),
+    firstUnread: () => new DataLoader(recorded('firstUnread', (ids: readonly string[]) => findFirstUnreads(db, viewerId, retention, ids))),
     unread: () => new DataLoader(recorded('unread', (ids: readonly string[]) => countUnread(db, viewerId, retention, ids))),
     readCount: () => new DataLoader(recorded('readCount', (keys: readonly MessageKey[]) => countReaders(db, keys)), byMessageKey),
     edits: () =>

@@ -45,6 +45,8 @@ export interface ConnectionModel {
   span: SeqRange | null;
   /** The change-feed position read in the page's snapshot. */
   changeSeq: number;
+  /** `messages(aroundFirstUnread: true)` only: the first unread message's seq (null: nothing unread, or another kind of page). */
+  firstUnreadSeq?: number | null;
   /** Where the page was cut short because archived bodies could not be read, and why; null when it was not. */
   cut: { at: PageCut; reason: 'ARCHIVE_TIMEOUT' | 'ARCHIVE_UNAVAILABLE' } | null;
 }

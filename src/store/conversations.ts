@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members } from '../db/schema.ts';
+import { conversations, members, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { inKeyOrder } from './batch.ts';
@@ -15,6 +15,8 @@ import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type ConversationRow, type RawConversationRow, toConversationRow } from './rows.ts';
 import {
+  type ActorMessageValues,
+  actorMessage,
   type Aliased,
   bare,
   bareList,
@@ -50,6 +52,7 @@ export function conversationColumns(c: Aliased<typeof conversations>, mb: Aliase
   });
 }
 
+const m = alias(messages, 'm');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
 
@@ -137,6 +140,33 @@ export async function clearHistory(db: SqlRunner, viewerId: string, convId: stri
     await recordChanges(tx, [{ convId, kind: 'history_cleared', fromSeq: 1, toSeq: through, userId: viewerId, subjectId: null }]);
     return { kind: 'cleared', throughSeq: through };
   });
+}
+
+/** What `markUnread` found: the read cursor now, or nothing the viewer can read. */
+export type MarkUnreadOutcome = { kind: 'ok'; readSeq: number; moved: boolean } | NotFound;
+
+const moveReadCursorBelow = statement<ActorMessageValues>(
+  (v) => sql`with target as (select ${m.seq} as seq, ${mb.readSeq} as old_read_seq ${actorMessage(mb, c, m, v)}),
+      moved as (
+        update ${members} set ${bare(members.readSeq)} = (select seq - 1 from target)
+        where ${members.convId} = ${v.convId} and ${members.userId} = ${v.actorId} and exists (select 1 from target)
+        returning ${members.readSeq} as read_seq)
+      select (select read_seq from moved) as read_seq, t.old_read_seq from target t`,
+);
+
+/**
+ * "Mark unread from here": sets the viewer's read cursor to just below
+ * message `seq`, which they must be able to read, forward or back (the one
+ * way back; `markRead` never moves it back), in one statement. A cursor that
+ * moved is handed to `publisher` once committed, so read receipts follow.
+ */
+export async function markUnread(db: SqlRunner, publisher: Publisher, viewerId: string, retention: RetentionClock, convId: string, seq: number): Promise<MarkUnreadOutcome> {
+  const rows = await db.rows<{ read_seq: number; old_read_seq: number }>(moveReadCursorBelow({ actorId: viewerId, convId, seq, ...retentionValues(retention) }));
+  const row = rows[0];
+  if (row === undefined) return NOT_FOUND;
+  const moved = row.read_seq !== row.old_read_seq;
+  if (moved) publisher.publish([{ convId, kind: 'read', seq: row.read_seq, toSeq: row.read_seq, userId: viewerId, changeSeq: null }]);
+  return { kind: 'ok', readSeq: row.read_seq, moved };
 }
 
 /** What `markRead` found. */

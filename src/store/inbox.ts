@@ -159,6 +159,37 @@ export async function findLastMessages(
   return inKeyOrder(convIds, rows, (id) => id, (row) => row.convId);
 }
 
+const firstUnreads = statement<MemberFloorValues>(
+  (v) => sql`select ${messageColumns(m)}
+      from ${memberFloors(v)}
+      cross join lateral (${visibleRun({
+        convId: mb.convId,
+        viewerId: v.viewerId,
+        floor: FLOOR,
+        start: sql`mb.read_seq`,
+        order: 'asc',
+        limit: sql`1`,
+        notSentBy: v.viewerId,
+      })}) ${WALKED}`,
+);
+
+/**
+ * For each of `convIds`, in order, the oldest message the viewer can see
+ * from others after their read cursor: where "new messages" begin; null
+ * where nothing is unread or they are not a member. One walk of one
+ * message up from the read cursor each, as the unread count walks.
+ */
+export async function findFirstUnreads(
+  db: SqlRunner,
+  viewerId: string,
+  retention: RetentionClock,
+  convIds: readonly string[],
+): Promise<(MessageRow | null)[]> {
+  if (convIds.length === 0) return [];
+  const rows = await db.rows<MessageRow>(firstUnreads({ ...retentionValues(retention), viewerId, convIds: [...convIds] }));
+  return inKeyOrder(convIds, rows, (id) => id, (row) => row.convId);
+}
+
 const unreadCounts = statement<MemberFloorValues>(
   (v) => sql`select ${mb.convId} as conv_id, u.found
       from ${memberFloors(v)}

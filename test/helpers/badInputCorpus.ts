@@ -218,6 +218,8 @@ export const REACT = 'mutation ($m: ID!, $r: String!) { addReaction(input: { mes
 const UNREACT = 'mutation ($m: ID!, $r: String!) { removeReaction(input: { messageId: $m, reaction: $r }) { message { id } } }';
 export const REPLY = 'mutation ($c: ID!, $m: ID!, $text: String = "a reply") { sendMessage(input: { conversationId: $c, clientMsgId: $text, text: $text, replyToMessageId: $m }) { message { id } } }';
 const MARK_THREAD_READ = 'mutation ($m: ID!, $s: Seq!) { markThreadRead(input: { messageId: $m, seq: $s }) { message { id } } }';
+const MARK_UNREAD = 'mutation ($m: ID!) { markUnread(input: { messageId: $m }) { conversation { readSeq } } }';
+const FIRST_UNREAD_PAGE = 'query ($c: ID!, $m: ID, $first: Int, $last: Int) { conversation(id: $c) { messages(around: $m, aroundFirstUnread: true, first: $first, last: $last) { edges { node { seq } } } } }';
 export const EDITS = 'query ($m: ID!, $first: Int, $after: String) { message(id: $m) { edits(first: $first, after: $after) { edges { cursor } } } }';
 const REPLIES = 'query ($m: ID!, $first: Int, $after: String, $last: Int, $before: String) { message(id: $m) { replies(first: $first, after: $after, last: $last, before: $before) { edges { cursor } } } }';
 export const REACTORS = 'query ($m: ID!, $first: Int, $after: String) { message(id: $m) { reactions { users(first: $first, after: $after) { edges { cursor } } } } }';
@@ -839,6 +841,14 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     { name: 'an edited message id to edit', status: 200, code: 'NOT_FOUND', request: member(EDIT, (f) => ({ m: edited(f.thread.rootId), text: 'edited' })) },
     { name: 'a conversation id to react to', status: 200, code: 'NOT_FOUND', request: member(REACT, (f) => ({ m: f.thread.convId, r: '👍' })) },
     { name: 'a garbage id whose thread to mark read', status: 200, code: 'NOT_FOUND', request: member(MARK_THREAD_READ, { m: 'not-an-id', s: 1 }) },
+    { name: 'a garbage id to mark unread from', status: 200, code: 'NOT_FOUND', request: member(MARK_UNREAD, { m: 'not-an-id' }) },
+    { name: 'a conversation id to mark unread from', status: 200, code: 'NOT_FOUND', request: member(MARK_UNREAD, (f) => ({ m: f.thread.convId })) },
+    {
+      name: 'a real message marked unread by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: MARK_UNREAD, variables: { m: f.thread.rootId } }, f.outsider),
+    },
     {
       name: 'a real message edited by a user who is not a member',
       status: 200,
@@ -977,6 +987,20 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       code: 'BAD_USER_INPUT',
       argumentName: 'messageId',
       request: member(MARK_THREAD_READ, (f) => ({ m: f.thread.replyId, s: 1 })),
+    },
+    {
+      name: 'a page centred both on a message and on the first unread',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'aroundFirstUnread',
+      request: member(FIRST_UNREAD_PAGE, (f) => ({ c: f.thread.convId, m: f.thread.rootId })),
+    },
+    {
+      name: 'a first-unread page asking for 101 older messages',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'last',
+      request: member(FIRST_UNREAD_PAGE, (f) => ({ c: f.thread.convId, last: 101 })),
     },
   ]),
   ...cases('invalid JWTs', [

@@ -58,6 +58,8 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { conversation(id: $id) { changes { changes { kind fromSeq } cursor goneThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { retentionPolicy { days maxMessages expiredThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { lastMessage { seq } unreadCount lastActivityAt myRole historyVisibility } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { firstUnreadMessage { seq content { ... on TextContent { text } } } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { messages(aroundFirstUnread: true) { edges { node { seq } } firstUnreadSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { members { edges { node { user { id } role } } } } }', variables: { id: t.conversationId } },
   ],
   'Mutation.addMembers': (t) => [
@@ -113,6 +115,9 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     // A reply and a seq past maxSeq would each be BAD_USER_INPUT to a member: a non-member must not learn which.
     { query: 'mutation ($id: ID!) { markThreadRead(input: { messageId: $id, seq: 1 }) { message { seq } } }', variables: { id: t.replyId } },
     { query: 'mutation ($id: ID!) { markThreadRead(input: { messageId: $id, seq: 1000000 }) { message { seq } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.markUnread': (t) => [
+    { query: 'mutation ($id: ID!) { markUnread(input: { messageId: $id }) { conversation { readSeq unreadCount firstUnreadMessage { seq } } } }', variables: { id: t.messageId } },
   ],
   'Mutation.revokeMessage': (t) => [
     { query: 'mutation ($id: ID!) { revokeMessage(input: { messageId: $id }) { message { seq } } }', variables: { id: t.messageId } },

@@ -14,8 +14,8 @@ const given = (value: unknown) => isGiven(value as number | null | undefined);
 /** Items answered by each paged field, by `Type.field`. */
 export const LIST_FIELDS: Readonly<Record<string, (args: Args) => number>> = {
   'Conversation.messages': (args) => {
-    // A jump (`around` without a cursor): both sides and the anchor; a left-out side is 0 when the other is given.
-    if (given(args.around) && !given(args.after) && !given(args.before)) {
+    // A jump (`around` or `aroundFirstUnread` without a cursor): both sides and the anchor; a left-out side is 0 when the other is given.
+    if ((given(args.around) || args.aroundFirstUnread === true) && !given(args.after) && !given(args.before)) {
       const neither = !given(args.first) && !given(args.last);
       const side = (value: unknown) => (given(value) ? mostItems('jumpSide', value) : neither ? mostItems('jumpSide', undefined) : 0);
       return side(args.last) + side(args.first) + 1;

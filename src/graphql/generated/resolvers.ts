@@ -126,6 +126,12 @@ export type Conversation = Node & {
    * client should reload the conversation.
    */
   changes: ChangeConnection;
+  /**
+   * The oldest message from others after your `readSeq` that you can see, as
+   * you see it: where "new messages" begin. Null when nothing is unread.
+   * Open the page there with `messages(aroundFirstUnread: true)`.
+   */
+  firstUnreadMessage?: Maybe<Message>;
   /** What new members of this group see of older history; `SHARED` for direct conversations. */
   historyVisibility: HistoryVisibility;
   /** The conversation's opaque id. */
@@ -229,6 +235,7 @@ export type ConversationMembersArgs = {
 export type ConversationMessagesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   around?: InputMaybe<Scalars['ID']['input']>;
+  aroundFirstUnread?: InputMaybe<Scalars['Boolean']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
@@ -425,6 +432,19 @@ export type MarkThreadReadPayload = {
   message: Message;
 };
 
+/** The message to mark unread from. */
+export type MarkUnreadInput = {
+  /** The message's `id`: it and everything after it become unread. */
+  messageId: Scalars['ID']['input'];
+};
+
+/** The result of `markUnread`. */
+export type MarkUnreadPayload = {
+  __typename?: 'MarkUnreadPayload';
+  /** The conversation, with its `readSeq`, `unreadCount` and `firstUnreadMessage` now. */
+  conversation: Conversation;
+};
+
 /** One member of a conversation. */
 export type Member = {
   __typename?: 'Member';
@@ -619,6 +639,12 @@ export type MessageConnection = {
    */
   endSeq?: Maybe<Scalars['Seq']['output']>;
   /**
+   * `messages(aroundFirstUnread: true)` only: the seq of your first unread
+   * message, where the "new messages" line goes; null when nothing is unread,
+   * and on other pages.
+   */
+  firstUnreadSeq?: Maybe<Scalars['Seq']['output']>;
+  /**
    * The seqs from `startSeq` to `endSeq` that you will never receive (purged,
    * expired, deleted for you, cleared), as ranges in ascending order: `edges`
    * and `gaps` together cover every seq of the span exactly once, and the spans
@@ -767,6 +793,13 @@ export type Mutation = {
    */
   markThreadRead: MarkThreadReadPayload;
   /**
+   * "Mark unread from here": sets your read cursor to just below the message,
+   * which you must be able to read (`NOT_FOUND` otherwise), so it and what
+   * follows count as unread again; read receipts follow. The one way to move
+   * `readSeq` back (`markRead` never does).
+   */
+  markUnread: MarkUnreadPayload;
+  /**
    * Opens the direct conversation between you and `userId`, creating it on first
    * use. Both users always get the same conversation; naming yourself opens
    * your own notes.
@@ -911,6 +944,16 @@ export type MutationMarkReadArgs = {
  */
 export type MutationMarkThreadReadArgs = {
   input: MarkThreadReadInput;
+};
+
+
+/**
+ * Changes. Every mutation needs a valid token. Errors carry
+ * `extensions.code`: `BAD_USER_INPUT`, `UNAUTHENTICATED`, `FORBIDDEN` or
+ * `NOT_FOUND`.
+ */
+export type MutationMarkUnreadArgs = {
+  input: MarkUnreadInput;
 };
 
 
@@ -1629,6 +1672,8 @@ export type ResolversTypes = {
   MarkReadPayload: ResolverTypeWrapper<ConversationPayloadModel>;
   MarkThreadReadInput: MarkThreadReadInput;
   MarkThreadReadPayload: ResolverTypeWrapper<Omit<MarkThreadReadPayload, 'message'> & { message: ResolversTypes['Message'] }>;
+  MarkUnreadInput: MarkUnreadInput;
+  MarkUnreadPayload: ResolverTypeWrapper<ConversationPayloadModel>;
   Member: ResolverTypeWrapper<MemberModel>;
   MemberConnection: ResolverTypeWrapper<MemberConnectionModel>;
   MemberEdge: ResolverTypeWrapper<MemberEdgeModel>;
@@ -1718,6 +1763,8 @@ export type ResolversParentTypes = {
   MarkReadPayload: ConversationPayloadModel;
   MarkThreadReadInput: MarkThreadReadInput;
   MarkThreadReadPayload: Omit<MarkThreadReadPayload, 'message'> & { message: ResolversParentTypes['Message'] };
+  MarkUnreadInput: MarkUnreadInput;
+  MarkUnreadPayload: ConversationPayloadModel;
   Member: MemberModel;
   MemberConnection: MemberConnectionModel;
   MemberEdge: MemberEdgeModel;
@@ -1809,6 +1856,7 @@ export type ClearHistoryPayloadResolvers<ContextType = RequestContext, ParentTyp
 
 export type ConversationResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Conversation'] = ResolversParentTypes['Conversation']> = {
   changes?: Resolver<ResolversTypes['ChangeConnection'], ParentType, ContextType, RequireFields<ConversationChangesArgs, 'first'>>;
+  firstUnreadMessage?: Resolver<Maybe<ResolversTypes['Message']>, ParentType, ContextType>;
   historyVisibility?: Resolver<ResolversTypes['HistoryVisibility'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['ConversationKind'], ParentType, ContextType>;
@@ -1883,6 +1931,10 @@ export type MarkThreadReadPayloadResolvers<ContextType = RequestContext, ParentT
   message?: Resolver<ResolversTypes['Message'], ParentType, ContextType>;
 };
 
+export type MarkUnreadPayloadResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['MarkUnreadPayload'] = ResolversParentTypes['MarkUnreadPayload']> = {
+  conversation?: Resolver<ResolversTypes['Conversation'], ParentType, ContextType>;
+};
+
 export type MemberResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Member'] = ResolversParentTypes['Member']> = {
   joinedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   readSeq?: Resolver<ResolversTypes['Seq'], ParentType, ContextType>;
@@ -1935,6 +1987,7 @@ export type MessageConnectionResolvers<ContextType = RequestContext, ParentType 
   cutShort?: Resolver<Maybe<ResolversTypes['PageCutShort']>, ParentType, ContextType>;
   edges?: Resolver<Array<ResolversTypes['MessageEdge']>, ParentType, ContextType>;
   endSeq?: Resolver<Maybe<ResolversTypes['Seq']>, ParentType, ContextType>;
+  firstUnreadSeq?: Resolver<Maybe<ResolversTypes['Seq']>, ParentType, ContextType>;
   gaps?: Resolver<Array<ResolversTypes['SeqRange']>, ParentType, ContextType>;
   latestSeq?: Resolver<ResolversTypes['Seq'], ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
@@ -1988,6 +2041,7 @@ export type MutationResolvers<ContextType = RequestContext, ParentType extends R
   markAnnouncementsRead?: Resolver<ResolversTypes['MarkAnnouncementsReadPayload'], ParentType, ContextType>;
   markRead?: Resolver<ResolversTypes['MarkReadPayload'], ParentType, ContextType, RequireFields<MutationMarkReadArgs, 'input'>>;
   markThreadRead?: Resolver<ResolversTypes['MarkThreadReadPayload'], ParentType, ContextType, RequireFields<MutationMarkThreadReadArgs, 'input'>>;
+  markUnread?: Resolver<ResolversTypes['MarkUnreadPayload'], ParentType, ContextType, RequireFields<MutationMarkUnreadArgs, 'input'>>;
   openDirectConversation?: Resolver<ResolversTypes['OpenDirectConversationPayload'], ParentType, ContextType, RequireFields<MutationOpenDirectConversationArgs, 'userId'>>;
   publishAnnouncement?: Resolver<ResolversTypes['PublishAnnouncementPayload'], ParentType, ContextType, RequireFields<MutationPublishAnnouncementArgs, 'input'>>;
   purgeMessages?: Resolver<ResolversTypes['PurgeMessagesPayload'], ParentType, ContextType, RequireFields<MutationPurgeMessagesArgs, 'input'>>;
@@ -2160,6 +2214,7 @@ export type Resolvers<ContextType = RequestContext> = {
   MarkAnnouncementsReadPayload?: MarkAnnouncementsReadPayloadResolvers<ContextType>;
   MarkReadPayload?: MarkReadPayloadResolvers<ContextType>;
   MarkThreadReadPayload?: MarkThreadReadPayloadResolvers<ContextType>;
+  MarkUnreadPayload?: MarkUnreadPayloadResolvers<ContextType>;
   Member?: MemberResolvers<ContextType>;
   MemberConnection?: MemberConnectionResolvers<ContextType>;
   MemberEdge?: MemberEdgeResolvers<ContextType>;

@@ -18,6 +18,7 @@ export const MessageConnection: MessageConnectionResolvers = {
   changesCursor: (connection) => encodeChangeCursor(connection.convId, connection.changeSeq),
   latestSeq: (connection) => connection.latestSeq,
   anchorFound: (connection) => connection.anchor?.found ?? null,
+  firstUnreadSeq: (connection) => connection.firstUnreadSeq ?? null,
   cutShort: (connection) =>
     connection.cut === null
       ? null

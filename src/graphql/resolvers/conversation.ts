@@ -5,7 +5,8 @@ import { conversationGlobalId } from '../../history/globalId.ts';
 import { spanWithinCut } from '../../history/pageCut.ts';
 import { cutExtraRow, type PageSlice, sliceAround, slicePage } from '../../history/pageSlice.ts';
 import { pageSpan, type SeqRange, type SpanInput } from '../../history/pageSpan.ts';
-import { aroundCount, aroundSides, pageWindow } from '../../history/pageWindow.ts';
+import { aroundCount, aroundSides, type PageWindow, pageWindow } from '../../history/pageWindow.ts';
+import { LIST_SIZES } from '../../history/listSizes.ts';
 import { effectivePolicy } from '../../history/retention.ts';
 import { readChanges } from '../../store/changes.ts';
 import { findFirstVisibleAt, scanAround, scanPage } from '../../store/pages.ts';
@@ -110,6 +111,33 @@ function aroundCounts(args: { before?: number | null; after?: number | null }): 
   if (!after.ok) throw badUserInput(after.problem.message, after.problem.argumentName);
   return { before: before.size, after: after.size };
 }
+/** One keyset page of `convId` as a connection; `NOT_FOUND` when the viewer is not a member. */
+async function pageConnection(context: RequestContext, info: GraphQLResolveInfo, convId: string, window: PageWindow): Promise<ConnectionModel> {
+  const scanned = await scanPage(context.db, viewerOf(context).viewerId, context.retention, convId, window);
+  if (scanned.kind === 'not-found') throw gone(convId);
+  const { slice, cut } = await readPageBodies(context, info, {
+    slice: slicePage(window, scanned.scanned, scanned.behindExists),
+    warmTexts: scanned.warmTexts,
+    archivedThroughSeq: scanned.archivedThroughSeq,
+    keep: { kind: window.direction === 'forward' ? 'oldest' : 'newest' },
+  });
+  return {
+    convId,
+    slice,
+    latestSeq: scanned.latestSeq,
+    changeSeq: scanned.changeSeq,
+    anchor: null,
+    requestSeq: window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq,
+    cut,
+    span: spanOf(
+      slice,
+      scanned.latestSeq,
+      window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
+      cut,
+    ),
+  };
+}
+
 const row = (conversation: ConversationModel, context: RequestContext) => conversationRow(viewerOf(context).loaders, conversation);
 
 export const Conversation: ConversationResolvers = {
@@ -125,7 +153,24 @@ export const Conversation: ConversationResolvers = {
   },
 
   messages: async (conversation, args, context, info) => {
-    const { viewerId } = viewerOf(context);
+    const { viewerId, loaders } = viewerOf(context);
+    if (args.around != null && args.aroundFirstUnread === true) {
+      throw badUserInput('Arguments `around` and `aroundFirstUnread` cannot be used together; centre the page on one message.', 'aroundFirstUnread');
+    }
+    // A jump to the first unread message, unless a cursor says where to page from.
+    if (args.aroundFirstUnread === true && args.after == null && args.before == null) {
+      const sides = aroundSides(args.first, args.last);
+      if (!sides.ok) throw badUserInput(sides.problem.message, sides.problem.argumentName);
+      const firstUnread = await loaders.firstUnread.load(conversation.id);
+      if (firstUnread === null) {
+        // Nothing unread (or not a member, which the page statement answers):
+        // the newest page, as many messages as the jump would have shown.
+        const size = Math.min(LIST_SIZES.messages.max, Math.max(1, sides.older + sides.newer));
+        return { ...(await pageConnection(context, info, conversation.id, { direction: 'backward', size, beforeSeq: null })), firstUnreadSeq: null };
+      }
+      const jump = await aroundConnection(context, info, viewerId, conversation.id, firstUnread.seq, sides.older, sides.newer);
+      return { ...jump, firstUnreadSeq: firstUnread.seq };
+    }
     // A jump, unless a cursor says where to page from (see the schema).
     if (args.around != null && args.after == null && args.before == null) {
       const sides = aroundSides(args.first, args.last);
@@ -139,30 +184,7 @@ export const Conversation: ConversationResolvers = {
       beforeSeq: cursorSeq(conversation.id, 'before', args.before),
     });
     if (!result.ok) throw badUserInput(result.problem.message, result.problem.argumentName);
-    const { window } = result;
-    const scanned = await scanPage(context.db, viewerId, context.retention, conversation.id, window);
-    if (scanned.kind === 'not-found') throw gone(conversation.id);
-    const { slice, cut } = await readPageBodies(context, info, {
-      slice: slicePage(window, scanned.scanned, scanned.behindExists),
-      warmTexts: scanned.warmTexts,
-      archivedThroughSeq: scanned.archivedThroughSeq,
-      keep: { kind: window.direction === 'forward' ? 'oldest' : 'newest' },
-    });
-    return {
-      convId: conversation.id,
-      slice,
-      latestSeq: scanned.latestSeq,
-      changeSeq: scanned.changeSeq,
-      anchor: null,
-      requestSeq: window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq,
-      cut,
-      span: spanOf(
-        slice,
-        scanned.latestSeq,
-        window.direction === 'forward' ? { kind: 'forward', afterSeq: window.afterSeq } : { kind: 'backward', beforeSeq: window.beforeSeq },
-        cut,
-      ),
-    };
+    return pageConnection(context, info, conversation.id, result.window);
   },
 
   messagesAround: async (conversation, args, context, info) => {

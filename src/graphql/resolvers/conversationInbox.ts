@@ -1,6 +1,6 @@
 /**
- * The `Conversation` fields an inbox shows: last activity, the last message
- * and the unread count. Each reads through a request loader, so a page of
+ * The `Conversation` fields an inbox shows: last activity, the last message,
+ * the unread count and where unread messages begin. Each reads through a request loader, so a page of
  * conversations costs one statement per field, whatever its size.
  */
 import { type RequestContext, viewerOf } from '../context.ts';
@@ -15,7 +15,7 @@ async function unread(conversation: ConversationModel, context: RequestContext) 
   return viewerOf(context).loaders.unread.load((await row(conversation, context)).id);
 }
 
-type InboxFields = 'lastActivityAt' | 'lastMessage' | 'unreadCount' | 'unreadCountCapped';
+type InboxFields = 'lastActivityAt' | 'lastMessage' | 'unreadCount' | 'unreadCountCapped' | 'firstUnreadMessage';
 
 /** Merged into `Conversation` in index.ts. */
 export const conversationInboxFields: Pick<ConversationResolvers, InboxFields> = {
@@ -23,4 +23,5 @@ export const conversationInboxFields: Pick<ConversationResolvers, InboxFields> =
   lastMessage: async (conversation, _args, context) => viewerOf(context).loaders.lastMessage.load((await row(conversation, context)).id),
   unreadCount: async (conversation, _args, context) => (await unread(conversation, context)).count,
   unreadCountCapped: async (conversation, _args, context) => (await unread(conversation, context)).capped,
+  firstUnreadMessage: async (conversation, _args, context) => viewerOf(context).loaders.firstUnread.load((await row(conversation, context)).id),
 };

@@ -6,7 +6,7 @@
 import { messageGlobalId } from '../../history/globalId.ts';
 import { textProblem } from '../../history/messageText.ts';
 import { codePointLength, isStorable } from '../../history/storableText.ts';
-import { clearHistory, createGroup, markRead, openDirect } from '../../store/conversations.ts';
+import { clearHistory, createGroup, markRead, markUnread, openDirect } from '../../store/conversations.ts';
 import { policyProblem } from '../../history/retention.ts';
 import { hideMessages } from '../../store/hides.ts';
 import { messageKeyString } from '../../store/messages.ts';
@@ -165,6 +165,14 @@ export const Mutation: MutationResolvers = {
     }
     return { conversation: await freshConversation(loaders, convId) };
   },
+  markUnread: async (_root, { input }, context) => {
+    const { viewerId, loaders } = viewerOf(context);
+    const key = messageKeyOf(input.messageId);
+    const outcome = await markUnread(context.db, context.publisher, viewerId, context.retention, key.convId, key.seq);
+    if (outcome.kind === 'not-found') throw messageNotFound(input.messageId);
+    return { conversation: await freshConversation(loaders, key.convId) };
+  },
+
   setRetentionPolicy: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
