@@ -56,6 +56,8 @@ const config: CodegenConfig = {
           ReactionGroup: '../models.ts#ReactionGroupModel',
           UserConnection: '../models.ts#UserConnectionModel',
           UserEdge: '../models.ts#UserEdgeModel',
+          StarredMessageConnection: '../models.ts#StarredMessageConnectionModel',
+          StarredMessageEdge: '../models.ts#StarredMessageEdgeModel',
           MessageSearchConnection: '../models.ts#MessageSearchConnectionModel',
           MessageSearchEdge: '../models.ts#MessageSearchEdgeModel',
         },

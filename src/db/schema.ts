@@ -192,6 +192,22 @@ export const messageReactions = pgTable(
   ],
 );
 
+/**
+ * Messages a user starred, private to them. Keyed by the message, like every
+ * conversation-scoped table; the viewer's list reads the user index (newest
+ * first), as the inbox reads `members_user_idx`.
+ */
+export const messageStars = pgTable(
+  'message_stars',
+  {
+    convId: uuid('conv_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    userId: text('user_id').notNull(),
+    starredAt: timestamp('starred_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.convId, t.seq, t.userId] }), index('message_stars_user_idx').on(t.userId, t.starredAt, t.convId, t.seq)],
+);
+
 /** How far a member has read one thread (`markThreadRead`): replies at or below `read_seq` are read. */
 export const threadReads = pgTable(
   'thread_reads',
@@ -287,7 +303,7 @@ export const conversationChanges = pgTable(
   {
     convId: uuid('conv_id').notNull(),
     changeSeq: bigint('change_seq', { mode: 'number' }).notNull(),
-    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read'. */
+    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read' | 'starred' | 'unstarred'. */
     kind: text('kind').notNull(),
     fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
     toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
@@ -301,7 +317,7 @@ export const conversationChanges = pgTable(
     primaryKey({ columns: [t.convId, t.changeSeq] }),
     check(
       'conversation_changes_kind_check',
-      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased', 'edited', 'reactions_changed', 'thread_read')`,
+      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased', 'edited', 'reactions_changed', 'thread_read', 'starred', 'unstarred')`,
     ),
     // Pruning old entries.
     index('conversation_changes_created_idx').on(t.createdAt),

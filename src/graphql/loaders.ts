@@ -17,10 +17,11 @@ import type { RetentionClock } from '../store/sqlFragments.ts';
 import { type EditRow, type EditsRequest, findEdits } from '../store/edits.ts';
 import { findReactionGroups, findReactors, type ReactionGroupRow, type ReactorRow, type ReactorsRequest } from '../store/reactions.ts';
 import { countThreads, type ThreadCounts } from '../store/threads.ts';
+import { findStarredByMe } from '../store/stars.ts';
 
 /** One batch a loader ran: which loader and how many keys. */
 export interface LoaderBatch {
-  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'firstUnread' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads';
+  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'firstUnread' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads' | 'starred';
   size: number;
 }
 
@@ -47,11 +48,13 @@ export interface Loaders {
   reactors: DataLoader<ReactorsRequest, ReactorRow[], string>;
   /** A root's visible replies and the viewer's unread ones in its thread. Only load keys the viewer may see. */
   threads: DataLoader<MessageKey, ThreadCounts, string>;
+  /** Whether the viewer starred a message, by key. */
+  starred: DataLoader<MessageKey, boolean, string>;
 }
 
 /**
  * Makes the loaders for one request by `viewerId`; `batches` records each
- * batch. Each loader is made when first used: a page uses a few of the eleven,
+ * batch. Each loader is made when first used: a page uses a few of the twelve,
  * and a live event (one set per subscriber per event) often none but the
  * shared `body` it passes in `given`.
  */
@@ -81,6 +84,7 @@ export function createLoaders(db: SqlRunner, viewerId: string, retention: Retent
       new DataLoader(recorded('reactors', (requests: readonly ReactorsRequest[]) => findReactors(db, requests)), {
         cacheKeyFn: (r) => JSON.stringify([messageKeyString(r), r.reaction, r.after, r.limit]),
       }),
+    starred: () => new DataLoader(recorded('starred', (keys: readonly MessageKey[]) => findStarredByMe(db, viewerId, keys)), byMessageKey),
     threads: () => new DataLoader(recorded('threads', (keys: readonly MessageKey[]) => countThreads(db, viewerId, retention, keys)), byMessageKey),
   };
   const made: Partial<Record<keyof Loaders, unknown>> = { ...given };

@@ -11,6 +11,7 @@ import type { SearchHit } from '../search/backend.ts';
 import type { ChangeRow } from '../store/changes.ts';
 import type { EditRow } from '../store/edits.ts';
 import type { ReactionGroupRow } from '../store/reactions.ts';
+import type { StarredRow } from '../store/stars.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
 /**
@@ -177,6 +178,10 @@ export interface ThreadConnectionModel {
 export type ReactionGroupModel = ReactionGroupRow;
 export type UserConnectionModel = KeysetPage<UserModel>;
 export type UserEdgeModel = KeysetEdge<UserModel>;
+
+/** A page of the viewer's starred messages. */
+export type StarredMessageConnectionModel = KeysetPage<StarredRow>;
+export type StarredMessageEdgeModel = KeysetEdge<StarredRow>;
 
 export interface ConversationPayloadModel {
   conversation: ConversationRow;

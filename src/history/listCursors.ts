@@ -1,11 +1,12 @@
 /**
  * Cursors of the lists that are not message pages: a conversation's members
  * (join time and user id), announcements (id), a message's earlier versions
- * (version) and a reaction's users (reaction time and user id). Opaque, checksummed, each
+ * (version), a reaction's users (reaction time and user id) and the
+ * viewer's starred messages (star time and message). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
-import { isAcceptedMillis } from './timeRange.ts';
+import { isAcceptedMicros, isAcceptedMillis } from './timeRange.ts';
 import { isValidUserId } from './userId.ts';
 
 const MEMBERS = 'mb1';
@@ -83,4 +84,29 @@ export function decodeReactorCursor(convId: string, seq: number, reaction: strin
   if (cursorConvId !== convId || parseSeq(seqText) !== seq || Buffer.from(reactionText, 'base64url').toString('utf8') !== reaction) return null;
   if (micros === null || !isValidUserId(userId) || Buffer.from(userId, 'utf8').toString('base64url') !== userText) return null;
   return { reactedMicros: micros, userId };
+}
+
+const STARS = 'st1';
+
+/** Where a message is in its user's starred list: when it was starred (microseconds since the epoch) and which message. */
+export interface StarPosition {
+  starredMicros: number;
+  convId: string;
+  seq: number;
+}
+
+/** The cursor after `position` in the viewer's starred messages. */
+export function encodeStarCursor(position: StarPosition): string {
+  return encodeOpaque(STARS, [position.starredMicros, position.convId, position.seq]);
+}
+
+/** The position a starred-list cursor names, or null when it is not one. */
+export function decodeStarCursor(cursor: string): StarPosition | null {
+  const fields = decodeOpaque(STARS, 3, cursor);
+  if (fields === null) return null;
+  const [microsText, convId, seqText] = fields as [string, string, string];
+  const starredMicros = parseSeq(microsText);
+  const seq = parseSeq(seqText);
+  if (starredMicros === null || !isAcceptedMicros(starredMicros) || !isUuid(convId) || seq === null) return null;
+  return { starredMicros, convId, seq };
 }

@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, messageBodies, messageEdits, messageHideRanges, messageReactions, messages, threadReads } from '../db/schema.ts';
+import { conversations, messageBodies, messageEdits, messageHideRanges, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
@@ -32,6 +32,7 @@ const h = alias(messageHideRanges, 'h');
 const ed = alias(messageEdits, 'ed');
 const rx = alias(messageReactions, 'rx');
 const tr = alias(threadReads, 'tr');
+const st = alias(messageStars, 'st');
 
 /** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
 const SCAN_CHUNK = 1000;
@@ -188,6 +189,9 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
         reactions as (
           delete from ${messageReactions} ${rx} using span
           where ${rx.convId} = ${v.convId} and ${rx.seq} > ${v.after}::int8 and ${rx.seq} <= span.top),
+        stars as (
+          delete from ${messageStars} ${st} using span
+          where ${st.convId} = ${v.convId} and ${st.seq} > ${v.after}::int8 and ${st.seq} <= span.top),
         thread_reads as (
           delete from ${threadReads} ${tr} using span
           where ${tr.convId} = ${v.convId} and ${tr.rootSeq} > ${v.after}::int8 and ${tr.rootSeq} <= span.top),

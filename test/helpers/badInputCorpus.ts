@@ -218,6 +218,8 @@ export const REACT = 'mutation ($m: ID!, $r: String!) { addReaction(input: { mes
 const UNREACT = 'mutation ($m: ID!, $r: String!) { removeReaction(input: { messageId: $m, reaction: $r }) { message { id } } }';
 export const REPLY = 'mutation ($c: ID!, $m: ID!, $text: String = "a reply") { sendMessage(input: { conversationId: $c, clientMsgId: $text, text: $text, replyToMessageId: $m }) { message { id } } }';
 const MARK_THREAD_READ = 'mutation ($m: ID!, $s: Seq!) { markThreadRead(input: { messageId: $m, seq: $s }) { message { id } } }';
+const STAR = 'mutation ($m: ID!) { starMessage(input: { messageId: $m }) { message { starredByMe } } }';
+const STARRED = 'query ($first: Int, $after: String) { viewer { starredMessages(first: $first, after: $after) { edges { node { id } } } } }';
 const MARK_UNREAD = 'mutation ($m: ID!) { markUnread(input: { messageId: $m }) { conversation { readSeq } } }';
 const FIRST_UNREAD_PAGE = 'query ($c: ID!, $m: ID, $first: Int, $last: Int) { conversation(id: $c) { messages(around: $m, aroundFirstUnread: true, first: $first, last: $last) { edges { node { seq } } } } }';
 export const EDITS = 'query ($m: ID!, $first: Int, $after: String) { message(id: $m) { edits(first: $first, after: $after) { edges { cursor } } } }';
@@ -842,6 +844,13 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     { name: 'a conversation id to react to', status: 200, code: 'NOT_FOUND', request: member(REACT, (f) => ({ m: f.thread.convId, r: '👍' })) },
     { name: 'a garbage id whose thread to mark read', status: 200, code: 'NOT_FOUND', request: member(MARK_THREAD_READ, { m: 'not-an-id', s: 1 }) },
     { name: 'a garbage id to mark unread from', status: 200, code: 'NOT_FOUND', request: member(MARK_UNREAD, { m: 'not-an-id' }) },
+    { name: 'a garbage id to star', status: 200, code: 'NOT_FOUND', request: member(STAR, { m: 'not-an-id' }) },
+    {
+      name: 'a real message starred by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: STAR, variables: { m: f.thread.rootId } }, f.outsider),
+    },
     { name: 'a conversation id to mark unread from', status: 200, code: 'NOT_FOUND', request: member(MARK_UNREAD, (f) => ({ m: f.thread.convId })) },
     {
       name: 'a real message marked unread by a user who is not a member',
@@ -988,6 +997,9 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       argumentName: 'messageId',
       request: member(MARK_THREAD_READ, (f) => ({ m: f.thread.replyId, s: 1 })),
     },
+    { name: 'a starred list of 0', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(STARRED, { first: 0 }) },
+    { name: 'a starred list of 101', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(STARRED, { first: 101 }) },
+    { name: 'a starred list after a cursor that is not one of its own', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(STARRED, { after: 'bm90LWEtY3Vyc29y' }) },
     {
       name: 'a page centred both on a message and on the first unread',
       status: 200,

@@ -116,6 +116,12 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'mutation ($id: ID!) { markThreadRead(input: { messageId: $id, seq: 1 }) { message { seq } } }', variables: { id: t.replyId } },
     { query: 'mutation ($id: ID!) { markThreadRead(input: { messageId: $id, seq: 1000000 }) { message { seq } } }', variables: { id: t.messageId } },
   ],
+  'Mutation.starMessage': (t) => [
+    { query: 'mutation ($id: ID!) { starMessage(input: { messageId: $id }) { message { starredByMe content { ... on TextContent { text } } } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.unstarMessage': (t) => [
+    { query: 'mutation ($id: ID!) { unstarMessage(input: { messageId: $id }) { message { starredByMe } } }', variables: { id: t.messageId } },
+  ],
   'Mutation.markUnread': (t) => [
     { query: 'mutation ($id: ID!) { markUnread(input: { messageId: $id }) { conversation { readSeq unreadCount firstUnreadMessage { seq } } } }', variables: { id: t.messageId } },
   ],

@@ -35,6 +35,7 @@ const TABLES = [
   'message_edits',
   'message_reactions',
   'thread_reads',
+  'message_stars',
 ];
 
 /** Reactions the rule accepts (test/unit/reaction.test.ts has the rest), each added and removed again through the server. */

@@ -33,4 +33,5 @@ export const LIST_FIELDS: Readonly<Record<string, (args: Args) => number>> = {
   'Message.edits': (args) => mostItems('edits', args.first),
   'Message.reactions': () => MAX_REACTIONS_PER_MESSAGE,
   'ReactionGroup.users': (args) => mostItems('reactors', args.first),
+  'Viewer.starredMessages': (args) => mostItems('starred', args.first),
 };

@@ -14,10 +14,12 @@ const KIND: Record<ChangeKind, MessageChangeKind> = {
   edited: 'EDITED',
   reactions_changed: 'REACTIONS_CHANGED',
   thread_read: 'THREAD_READ',
+  starred: 'STARRED',
+  unstarred: 'UNSTARRED',
 };
 
 /** The kinds whose entry names one message a client should replace its copy of. */
-const CARRIES_MESSAGE = new Set<ChangeKind>(['revoked', 'edited', 'reactions_changed', 'thread_read']);
+const CARRIES_MESSAGE = new Set<ChangeKind>(['revoked', 'edited', 'reactions_changed', 'thread_read', 'starred', 'unstarred']);
 
 export const ChangeConnection: ChangeConnectionResolvers = {
   changes: (page) => page.changes,

@@ -9,6 +9,7 @@ import { Message, MessageContent, RevokedContent } from './message.ts';
 import { editMutations, MessageEditConnection, MessageEditEdge, messageEditFields } from './edits.ts';
 import { messageReactionFields, ReactionGroup, reactionMutations, UserConnection, UserEdge } from './reactions.ts';
 import { messageThreadFields, ThreadConnection, threadMutations } from './threads.ts';
+import { messageStarFields, starMutations, StarredMessageConnection, StarredMessageEdge, viewerStarFields } from './stars.ts';
 import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
 import { MessageSearchConnection, MessageSearchEdge, searchQuery } from './search.ts';
@@ -22,9 +23,11 @@ export const resolvers: Resolvers = {
   Seq: SeqScalar,
   Query: { ...Query, ...searchQuery },
   Node,
-  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations, ...editMutations, ...reactionMutations, ...threadMutations },
+  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations, ...editMutations, ...reactionMutations, ...threadMutations, ...starMutations },
   Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields },
-  Viewer: { ...Viewer, ...viewerAnnouncementFields },
+  Viewer: { ...Viewer, ...viewerAnnouncementFields, ...viewerStarFields },
+  StarredMessageConnection,
+  StarredMessageEdge,
   ConversationConnection,
   ConversationEdge,
   Member,
@@ -35,7 +38,7 @@ export const resolvers: Resolvers = {
   AnnouncementEdge,
   MessageConnection,
   MessageEdge,
-  Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields },
+  Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields, ...messageStarFields },
   MessageEditConnection,
   MessageEditEdge,
   ThreadConnection,
