@@ -9,6 +9,7 @@
 import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   bigserial,
   check,
   customType,
@@ -43,6 +44,8 @@ export const conversations = pgTable(
     changesPrunedThrough: bigint('changes_pruned_through', { mode: 'number' }).notNull().default(0),
     /** 'shared' | 'since_joined': what members who join later see of older history. */
     historyVisibility: text('history_visibility').notNull().default('shared'),
+    /** Whether every member may pin messages (`setConversationSettings`); otherwise the owner and admins. */
+    membersMayPin: boolean('members_may_pin').notNull().default(false),
   },
   (t) => [
     check('conversations_kind_check', sql`${t.kind} in ('direct', 'group')`),
@@ -208,6 +211,22 @@ export const messageStars = pgTable(
   (t) => [primaryKey({ columns: [t.convId, t.seq, t.userId] }), index('message_stars_user_idx').on(t.userId, t.starredAt, t.convId, t.seq)],
 );
 
+/**
+ * Pinned messages, at most 50 per conversation (src/history/pins.ts). Every
+ * member sees the same pins, through their own views.
+ */
+export const messagePins = pgTable(
+  'message_pins',
+  {
+    convId: uuid('conv_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    pinnedBy: text('pinned_by').notNull(),
+    pinnedAt: timestamp('pinned_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  // The list, most recently pinned first: one range of one conversation.
+  (t) => [primaryKey({ columns: [t.convId, t.seq] }), index('message_pins_order_idx').on(t.convId, t.pinnedAt, t.seq)],
+);
+
 /** How far a member has read one thread (`markThreadRead`): replies at or below `read_seq` are read. */
 export const threadReads = pgTable(
   'thread_reads',
@@ -303,7 +322,7 @@ export const conversationChanges = pgTable(
   {
     convId: uuid('conv_id').notNull(),
     changeSeq: bigint('change_seq', { mode: 'number' }).notNull(),
-    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read' | 'starred' | 'unstarred'. */
+    /** 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read' | 'starred' | 'unstarred' | 'pinned' | 'unpinned'. */
     kind: text('kind').notNull(),
     fromSeq: bigint('from_seq', { mode: 'number' }).notNull(),
     toSeq: bigint('to_seq', { mode: 'number' }).notNull(),
@@ -317,7 +336,7 @@ export const conversationChanges = pgTable(
     primaryKey({ columns: [t.convId, t.changeSeq] }),
     check(
       'conversation_changes_kind_check',
-      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased', 'edited', 'reactions_changed', 'thread_read', 'starred', 'unstarred')`,
+      sql`${t.kind} in ('revoked', 'purged', 'hidden', 'history_cleared', 'retention_changed', 'erased', 'edited', 'reactions_changed', 'thread_read', 'starred', 'unstarred', 'pinned', 'unpinned')`,
     ),
     // Pruning old entries.
     index('conversation_changes_created_idx').on(t.createdAt),

@@ -70,6 +70,8 @@ const EVENT_KIND = {
   revoked: 'MESSAGE_REVOKED',
   edited: 'MESSAGE_EDITED',
   reacted: 'REACTIONS_CHANGED',
+  pinned: 'MESSAGE_PINNED',
+  unpinned: 'MESSAGE_UNPINNED',
   purged: 'MESSAGES_PURGED',
   read: 'READ_MOVED',
 } as const;

@@ -12,6 +12,7 @@ import type { ChangeRow } from '../store/changes.ts';
 import type { EditRow } from '../store/edits.ts';
 import type { ReactionGroupRow } from '../store/reactions.ts';
 import type { StarredRow } from '../store/stars.ts';
+import type { PinRow } from '../store/pins.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
 /**
@@ -108,11 +109,11 @@ export type AnnouncementEdgeModel = KeysetEdge<AnnouncementModel>;
 
 /** A live event, already checked against the subscriber's membership. */
 export interface ConversationEventModel {
-  kind: 'MESSAGE_SENT' | 'MESSAGE_REVOKED' | 'MESSAGE_EDITED' | 'REACTIONS_CHANGED' | 'MESSAGES_PURGED' | 'READ_MOVED';
+  kind: 'MESSAGE_SENT' | 'MESSAGE_REVOKED' | 'MESSAGE_EDITED' | 'REACTIONS_CHANGED' | 'MESSAGE_PINNED' | 'MESSAGE_UNPINNED' | 'MESSAGES_PURGED' | 'READ_MOVED';
   convId: string;
   seq: number;
   toSeq: number;
-  /** The message as the subscriber sees it (sent, revoked, edited, reactions changed), or null. */
+  /** The message as the subscriber sees it (sent, revoked, edited, reactions changed, pinned, unpinned), or null. */
   message: MessageRow | null;
   /** READ_MOVED: whose cursor. */
   userId: string | null;
@@ -182,6 +183,14 @@ export type UserEdgeModel = KeysetEdge<UserModel>;
 /** A page of the viewer's starred messages. */
 export type StarredMessageConnectionModel = KeysetPage<StarredRow>;
 export type StarredMessageEdgeModel = KeysetEdge<StarredRow>;
+
+/** A page of a conversation's pins. */
+export type PinnedMessageConnectionModel = KeysetPage<PinRow>;
+export type PinnedMessageEdgeModel = KeysetEdge<PinRow>;
+export interface PinPayloadModel {
+  message: MessageRow;
+  conversation: ConversationRow;
+}
 
 export interface ConversationPayloadModel {
   conversation: ConversationRow;

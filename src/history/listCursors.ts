@@ -2,7 +2,8 @@
  * Cursors of the lists that are not message pages: a conversation's members
  * (join time and user id), announcements (id), a message's earlier versions
  * (version), a reaction's users (reaction time and user id) and the
- * viewer's starred messages (star time and message). Opaque, checksummed, each
+ * viewer's starred messages (star time and message) and a conversation's
+ * pins (pin time and seq). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
@@ -109,4 +110,28 @@ export function decodeStarCursor(cursor: string): StarPosition | null {
   const seq = parseSeq(seqText);
   if (starredMicros === null || !isAcceptedMicros(starredMicros) || !isUuid(convId) || seq === null) return null;
   return { starredMicros, convId, seq };
+}
+
+const PINS = 'pn1';
+
+/** Where a pin is in its conversation's list: when it was pinned (microseconds since the epoch), then its seq. */
+export interface PinPosition {
+  pinnedMicros: number;
+  seq: number;
+}
+
+/** The cursor after `position` in `convId`'s pinned messages. */
+export function encodePinCursor(convId: string, position: PinPosition): string {
+  return encodeOpaque(PINS, [convId, position.pinnedMicros, position.seq]);
+}
+
+/** The position a cursor of `convId`'s pins names, or null when it is not one. */
+export function decodePinCursor(convId: string, cursor: string): PinPosition | null {
+  const fields = decodeOpaque(PINS, 3, cursor);
+  if (fields === null) return null;
+  const [cursorConvId, microsText, seqText] = fields as [string, string, string];
+  const pinnedMicros = parseSeq(microsText);
+  const seq = parseSeq(seqText);
+  if (cursorConvId !== convId || pinnedMicros === null || !isAcceptedMicros(pinnedMicros) || seq === null) return null;
+  return { pinnedMicros, seq };
 }

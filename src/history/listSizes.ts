@@ -38,6 +38,8 @@ export const LIST_SIZES = {
   replies: size(20, 1, 100),
   /** `Message.edits(first)`: a message's earlier versions. */
   edits: size(20, 1, 100),
+  /** `Conversation.pinnedMessages(first)`: at most 50 are pinned. */
+  pins: size(20, 1, 50),
   /** `Viewer.starredMessages(first)`. */
   starred: size(20, 1, 100),
   /** `ReactionGroup.users(first)`. */

@@ -37,6 +37,8 @@ function awaits(notice: Notice): number {
     case 'revoked':
     case 'edited':
     case 'reacted':
+    case 'pinned':
+    case 'unpinned':
     case 'read':
       return notice.seq;
     case 'purged':

@@ -17,7 +17,7 @@ const c = alias(conversations, 'c');
 const mb = alias(members, 'mb');
 const ch = alias(conversationChanges, 'ch');
 
-export type ChangeKind = 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read' | 'starred' | 'unstarred';
+export type ChangeKind = 'revoked' | 'purged' | 'hidden' | 'history_cleared' | 'retention_changed' | 'erased' | 'edited' | 'reactions_changed' | 'thread_read' | 'starred' | 'unstarred' | 'pinned' | 'unpinned';
 
 /** One entry to record. */
 export interface ChangeEntry {

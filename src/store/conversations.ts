@@ -48,6 +48,7 @@ export function conversationColumns(c: Aliased<typeof conversations>, mb: Aliase
     retentionMaxMessages: c.retentionMaxMessages,
     expiredThrough: expiredThrough(c, clock),
     historyVisibility: sql<RawConversationRow['historyVisibility']>`${c.historyVisibility}`,
+    membersMayPin: c.membersMayPin,
     lastActivityAt: isoTime(c.lastActivityAt),
   });
 }

@@ -37,7 +37,7 @@ type EventView = MemberView | NotFound;
 /** What a member sees of one notice. */
 interface MemberView {
   kind: 'member';
-  /** `sent`, `revoked`, `edited`, `reacted`: the message as they see it; null when they cannot see it (or the notice names none). */
+  /** `sent`, `revoked`, `edited`, `reacted`, `pinned`, `unpinned`: the message as they see it; null when they cannot see it (or the notice names none). */
   message: MessageRow | null;
   /** Seqs at or below this are not theirs to see (cleared, before they joined, expired): no event about them. */
   floorSeq: number;
@@ -121,7 +121,8 @@ export function createEventBatch(client: SqlClient, serverRetention: RetentionPo
   // A runner of its own: the batch lives as long as its notice is being delivered.
   const db = createRunner(client);
   const retention: RetentionClock = { server: serverRetention, now: new Date() };
-  const seq = notice.kind === 'sent' || notice.kind === 'revoked' || notice.kind === 'edited' || notice.kind === 'reacted' ? notice.seq : null;
+  // Every kind but purges, read cursors and membership names one message.
+  const seq = notice.kind === 'purged' || notice.kind === 'read' || notice.kind === 'member' ? null : notice.seq;
   return {
     retention,
     view: new DataLoader((userIds) => findEventViews(db, retention, notice.convId, seq, userIds)),

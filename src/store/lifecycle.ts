@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, members, messageBodies, messageEdits, messageHides, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
+import { conversations, members, messageBodies, messageEdits, messageHides, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import type { Notice, Publisher } from './notify.ts';
@@ -44,6 +44,7 @@ const ed = alias(messageEdits, 'ed');
 const rx = alias(messageReactions, 'rx');
 const tr = alias(threadReads, 'tr');
 const st = alias(messageStars, 'st');
+const pn = alias(messagePins, 'pn');
 
 /** What `setRetentionPolicy` did. */
 export type SetRetentionOutcome = { kind: 'set'; expiredThroughSeq: number } | NotFound | Forbidden;
@@ -110,7 +111,7 @@ const purgeableKeys = statement<KeyValues & RetentionValues & { actorId: string;
         for update of ${m}`,
 );
 
-/** Deletes `keys`' index rows, bodies, hides, earlier versions, reactions, stars and (of roots) thread read positions. */
+/** Deletes `keys`' index rows, bodies, hides, earlier versions, reactions, stars, pins and (of roots) thread read positions. */
 const purgeKeys = statement<KeyValues>(
   (v) => sql`with k as (select * from ${keyArrays(v)} as k(conv_id, seq)),
         bodies as (delete from ${messageBodies} ${b} using k where ${b.convId} = k.conv_id and ${b.seq} = k.seq),
@@ -118,6 +119,7 @@ const purgeKeys = statement<KeyValues>(
         reactions as (delete from ${messageReactions} ${rx} using k where ${rx.convId} = k.conv_id and ${rx.seq} = k.seq),
         thread_reads as (delete from ${threadReads} ${tr} using k where ${tr.convId} = k.conv_id and ${tr.rootSeq} = k.seq),
         stars as (delete from ${messageStars} ${st} using k where ${st.convId} = k.conv_id and ${st.seq} = k.seq),
+        pins as (delete from ${messagePins} ${pn} using k where ${pn.convId} = k.conv_id and ${pn.seq} = k.seq),
         hides as (delete from ${messageHides} ${h} using k where ${h.convId} = k.conv_id and ${h.seq} = k.seq)
         delete from ${messages} ${m} using k where ${m.convId} = k.conv_id and ${m.seq} = k.seq
         returning ${m.convId} as conv_id, ${m.seq} as seq`,

@@ -20,7 +20,7 @@ export interface LiveHead {
   maxSeq: number;
   /** The change feed's newest entry number, of any kind. */
   changeSeq: number;
-  /** The entries announced live (revokes, edits, reaction changes, purges) numbered above the `afterChangeSeq` asked about, ascending. */
+  /** The entries announced live (revokes, edits, reaction changes, pins, purges) numbered above the `afterChangeSeq` asked about, ascending. */
   announced: number[];
 }
 
@@ -28,8 +28,8 @@ const heads = statement<{ convIds: string[]; afters: (number | null)[] }>(
   (v) => sql`select ${c.id} as conv_id, ${c.maxSeq} as max_seq, ${c.changeSeq} as change_seq,
       (select coalesce(json_agg(${ch.changeSeq} order by ${ch.changeSeq}), '[]'::json) from ${conversationChanges} ${ch}
         where ${ch.convId} = ${c.id} and ${ch.changeSeq} > k.after
-          -- The kinds announced live: revokes.ts, edits.ts, reactions.ts and lifecycle.ts publish one notice per such entry.
-          and ${ch.kind} in ('revoked', 'edited', 'reactions_changed', 'purged')) as announced
+          -- The kinds announced live: revokes.ts, edits.ts, reactions.ts, pins.ts and lifecycle.ts publish one notice per such entry.
+          and ${ch.kind} in ('revoked', 'edited', 'reactions_changed', 'pinned', 'unpinned', 'purged')) as announced
     from unnest(${v.convIds}::uuid[], ${v.afters}::int8[]) as k(id, after)
     join ${conversations} ${c} on ${c.id} = k.id`,
 );

@@ -233,3 +233,17 @@ export async function listMembers(
     rows: rows.filter((r) => r.userId !== null).map((r) => ({ userId: r.userId!, role: r.role!, joinedAt: r.joinedAt!, readSeq: r.readSeq! })),
   };
 }
+
+const updateMembersMayPin = statement<{ convId: string; membersMayPin: boolean }>(
+  (v) => sql`update ${conversations} set ${bare(conversations.membersMayPin)} = ${v.membersMayPin} where ${conversations.id} = ${v.convId}`,
+);
+
+/** Sets whether every member of group `convId` may pin messages, on behalf of its owner. */
+export async function setMembersMayPin(db: SqlRunner, actorId: string, convId: string, membersMayPin: boolean): Promise<{ kind: 'set' } | MembershipRefusal> {
+  return db.transaction(async (tx) => {
+    const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
+    if (refusal !== null) return refusal;
+    await tx.rows(updateMembersMayPin({ convId, membersMayPin }));
+    return { kind: 'set' as const };
+  });
+}

@@ -24,14 +24,14 @@ import { statement } from './statement.ts';
 export const EVENTS_CHANNEL = 'backscroll_events';
 
 /** What happened, as the payload names it. */
-export type NoticeKind = 'sent' | 'revoked' | 'edited' | 'reacted' | 'purged' | 'read' | 'member';
+export type NoticeKind = 'sent' | 'revoked' | 'edited' | 'reacted' | 'pinned' | 'unpinned' | 'purged' | 'read' | 'member';
 
 /**
  * One announced change. `sent`, `revoked`, `edited`, `reacted` (its
- * reactions changed): the message at `seq` (`toSeq` = `seq`). `purged`: `seq`..`toSeq`. `read`: `userId` moved their read cursor
+ * reactions changed), `pinned`, `unpinned`: the message at `seq` (`toSeq` = `seq`). `purged`: `seq`..`toSeq`. `read`: `userId` moved their read cursor
  * to `seq`. `member`: `userId`'s membership changed; their subscriptions
  * re-check it (`seq` and `toSeq` are 0). `changeSeq`: the change-feed entry
- * a `revoked`, `edited`, `reacted` or `purged` notice announces (null for the other kinds), so a
+ * a `revoked`, `edited`, `reacted`, `pinned`, `unpinned` or `purged` notice announces (null for the other kinds), so a
  * hub can tell which entries it was told of.
  */
 export interface Notice {
@@ -57,7 +57,7 @@ export interface Ping {
   nonce: string;
 }
 
-const KINDS = new Set<string>(['sent', 'revoked', 'edited', 'reacted', 'purged', 'read', 'member']);
+const KINDS = new Set<string>(['sent', 'revoked', 'edited', 'reacted', 'pinned', 'unpinned', 'purged', 'read', 'member']);
 
 /** PostgreSQL refuses a payload of 8,000 bytes or more (in its default build). */
 const MAX_PAYLOAD_BYTES = 7999;

@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, messageBodies, messageEdits, messageHideRanges, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
+import { conversations, messageBodies, messageEdits, messageHideRanges, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
@@ -33,6 +33,7 @@ const ed = alias(messageEdits, 'ed');
 const rx = alias(messageReactions, 'rx');
 const tr = alias(threadReads, 'tr');
 const st = alias(messageStars, 'st');
+const pn = alias(messagePins, 'pn');
 
 /** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
 const SCAN_CHUNK = 1000;
@@ -192,6 +193,9 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
         stars as (
           delete from ${messageStars} ${st} using span
           where ${st.convId} = ${v.convId} and ${st.seq} > ${v.after}::int8 and ${st.seq} <= span.top),
+        pins as (
+          delete from ${messagePins} ${pn} using span
+          where ${pn.convId} = ${v.convId} and ${pn.seq} > ${v.after}::int8 and ${pn.seq} <= span.top),
         thread_reads as (
           delete from ${threadReads} ${tr} using span
           where ${tr.convId} = ${v.convId} and ${tr.rootSeq} > ${v.after}::int8 and ${tr.rootSeq} <= span.top),

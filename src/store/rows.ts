@@ -44,6 +44,7 @@ export interface RawConversationRow
   kind: 'direct' | 'group';
   role: 'owner' | 'member';
   historyVisibility: 'shared' | 'since_joined';
+  membersMayPin: boolean;
   /** Seqs at or below this are expired, as of the request's clock. */
   expiredThrough: number;
   /** ISO 8601, UTC. */
@@ -66,6 +67,8 @@ export interface ConversationRow {
   expiredThroughSeq: number;
   /** What members who join later see of older history. */
   historyVisibility: 'shared' | 'since_joined';
+  /** Whether every member may pin messages (else the owner and admins). */
+  membersMayPin: boolean;
   /** When the last message was sent (or the conversation created); ISO 8601, UTC. */
   lastActivityAt: string;
 }
@@ -82,6 +85,7 @@ export const toConversationRow = (r: RawConversationRow): ConversationRow => ({
   ownRetention: { days: r.retentionDays, maxMessages: r.retentionMaxMessages },
   expiredThroughSeq: r.expiredThrough,
   historyVisibility: r.historyVisibility,
+  membersMayPin: r.membersMayPin,
   lastActivityAt: r.lastActivityAt,
 });
 

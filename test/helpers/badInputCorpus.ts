@@ -220,6 +220,9 @@ export const REPLY = 'mutation ($c: ID!, $m: ID!, $text: String = "a reply") { s
 const MARK_THREAD_READ = 'mutation ($m: ID!, $s: Seq!) { markThreadRead(input: { messageId: $m, seq: $s }) { message { id } } }';
 const STAR = 'mutation ($m: ID!) { starMessage(input: { messageId: $m }) { message { starredByMe } } }';
 const STARRED = 'query ($first: Int, $after: String) { viewer { starredMessages(first: $first, after: $after) { edges { node { id } } } } }';
+const PIN = 'mutation ($m: ID!) { pinMessage(input: { messageId: $m }) { message { id } } }';
+const PINS = 'query ($c: ID!, $first: Int, $after: String) { conversation(id: $c) { pinnedMessages(first: $first, after: $after) { edges { node { id } } } } }';
+const SETTINGS = 'mutation ($c: ID!) { setConversationSettings(input: { conversationId: $c, membersMayPin: true }) { conversation { membersMayPin } } }';
 const MARK_UNREAD = 'mutation ($m: ID!) { markUnread(input: { messageId: $m }) { conversation { readSeq } } }';
 const FIRST_UNREAD_PAGE = 'query ($c: ID!, $m: ID, $first: Int, $last: Int) { conversation(id: $c) { messages(around: $m, aroundFirstUnread: true, first: $first, last: $last) { edges { node { seq } } } } }';
 export const EDITS = 'query ($m: ID!, $first: Int, $after: String) { message(id: $m) { edits(first: $first, after: $after) { edges { cursor } } } }';
@@ -845,6 +848,14 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     { name: 'a garbage id whose thread to mark read', status: 200, code: 'NOT_FOUND', request: member(MARK_THREAD_READ, { m: 'not-an-id', s: 1 }) },
     { name: 'a garbage id to mark unread from', status: 200, code: 'NOT_FOUND', request: member(MARK_UNREAD, { m: 'not-an-id' }) },
     { name: 'a garbage id to star', status: 200, code: 'NOT_FOUND', request: member(STAR, { m: 'not-an-id' }) },
+    { name: 'a garbage id to pin', status: 200, code: 'NOT_FOUND', request: member(PIN, { m: 'not-an-id' }) },
+    { name: 'a garbage conversation id to change settings of', status: 200, code: 'NOT_FOUND', request: member(SETTINGS, { c: 'not-an-id' }) },
+    {
+      name: 'a real message pinned by a user who is not a member',
+      status: 200,
+      code: 'NOT_FOUND',
+      request: (f) => postJson({ query: PIN, variables: { m: f.thread.rootId } }, f.outsider),
+    },
     {
       name: 'a real message starred by a user who is not a member',
       status: 200,
@@ -997,6 +1008,9 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       argumentName: 'messageId',
       request: member(MARK_THREAD_READ, (f) => ({ m: f.thread.replyId, s: 1 })),
     },
+    { name: 'a pins list of 0', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(PINS, (f) => ({ c: f.thread.convId, first: 0 })) },
+    { name: 'a pins list of 51', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(PINS, (f) => ({ c: f.thread.convId, first: 51 })) },
+    { name: 'a pins list after a cursor that is not one of its own', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(PINS, (f) => ({ c: f.thread.convId, after: 'bm90LWEtY3Vyc29y' })) },
     { name: 'a starred list of 0', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(STARRED, { first: 0 }) },
     { name: 'a starred list of 101', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(STARRED, { first: 101 }) },
     { name: 'a starred list after a cursor that is not one of its own', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(STARRED, { after: 'bm90LWEtY3Vyc29y' }) },

@@ -59,6 +59,7 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { conversation(id: $id) { retentionPolicy { days maxMessages expiredThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { lastMessage { seq } unreadCount lastActivityAt myRole historyVisibility } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { firstUnreadMessage { seq content { ... on TextContent { text } } } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { membersMayPin pinnedMessages { edges { pinnedBy { id } node { seq } } } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { messages(aroundFirstUnread: true) { edges { node { seq } } firstUnreadSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { members { edges { node { user { id } role } } } } }', variables: { id: t.conversationId } },
   ],
@@ -121,6 +122,15 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
   ],
   'Mutation.unstarMessage': (t) => [
     { query: 'mutation ($id: ID!) { unstarMessage(input: { messageId: $id }) { message { starredByMe } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.pinMessage': (t) => [
+    { query: 'mutation ($id: ID!) { pinMessage(input: { messageId: $id }) { message { content { ... on TextContent { text } } } conversation { pinnedMessages { edges { node { seq } } } } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.unpinMessage': (t) => [
+    { query: 'mutation ($id: ID!) { unpinMessage(input: { messageId: $id }) { message { seq } } }', variables: { id: t.messageId } },
+  ],
+  'Mutation.setConversationSettings': (t) => [
+    { query: 'mutation ($id: ID!) { setConversationSettings(input: { conversationId: $id, membersMayPin: true }) { conversation { membersMayPin } } }', variables: { id: t.conversationId } },
   ],
   'Mutation.markUnread': (t) => [
     { query: 'mutation ($id: ID!) { markUnread(input: { messageId: $id }) { conversation { readSeq unreadCount firstUnreadMessage { seq } } } }', variables: { id: t.messageId } },

@@ -36,6 +36,7 @@ const TABLES = [
   'message_reactions',
   'thread_reads',
   'message_stars',
+  'message_pins',
 ];
 
 /** Reactions the rule accepts (test/unit/reaction.test.ts has the rest), each added and removed again through the server. */

@@ -34,4 +34,5 @@ export const LIST_FIELDS: Readonly<Record<string, (args: Args) => number>> = {
   'Message.reactions': () => MAX_REACTIONS_PER_MESSAGE,
   'ReactionGroup.users': (args) => mostItems('reactors', args.first),
   'Viewer.starredMessages': (args) => mostItems('starred', args.first),
+  'Conversation.pinnedMessages': (args) => mostItems('pins', args.first),
 };

@@ -16,10 +16,12 @@ const KIND: Record<ChangeKind, MessageChangeKind> = {
   thread_read: 'THREAD_READ',
   starred: 'STARRED',
   unstarred: 'UNSTARRED',
+  pinned: 'PINNED',
+  unpinned: 'UNPINNED',
 };
 
 /** The kinds whose entry names one message a client should replace its copy of. */
-const CARRIES_MESSAGE = new Set<ChangeKind>(['revoked', 'edited', 'reactions_changed', 'thread_read', 'starred', 'unstarred']);
+const CARRIES_MESSAGE = new Set<ChangeKind>(['revoked', 'edited', 'reactions_changed', 'thread_read', 'starred', 'unstarred', 'pinned', 'unpinned']);
 
 export const ChangeConnection: ChangeConnectionResolvers = {
   changes: (page) => page.changes,

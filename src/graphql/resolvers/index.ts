@@ -10,6 +10,7 @@ import { editMutations, MessageEditConnection, MessageEditEdge, messageEditField
 import { messageReactionFields, ReactionGroup, reactionMutations, UserConnection, UserEdge } from './reactions.ts';
 import { messageThreadFields, ThreadConnection, threadMutations } from './threads.ts';
 import { messageStarFields, starMutations, StarredMessageConnection, StarredMessageEdge, viewerStarFields } from './stars.ts';
+import { conversationPinFields, PinnedMessageConnection, PinnedMessageEdge, pinMutations } from './pins.ts';
 import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
 import { MessageSearchConnection, MessageSearchEdge, searchQuery } from './search.ts';
@@ -23,8 +24,10 @@ export const resolvers: Resolvers = {
   Seq: SeqScalar,
   Query: { ...Query, ...searchQuery },
   Node,
-  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations, ...editMutations, ...reactionMutations, ...threadMutations, ...starMutations },
-  Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields },
+  Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations, ...editMutations, ...reactionMutations, ...threadMutations, ...starMutations, ...pinMutations },
+  Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields, ...conversationPinFields },
+  PinnedMessageConnection,
+  PinnedMessageEdge,
   Viewer: { ...Viewer, ...viewerAnnouncementFields, ...viewerStarFields },
   StarredMessageConnection,
   StarredMessageEdge,
