@@ -64,7 +64,7 @@ describe('noticePayloads and parsePayload', () => {
       '[]',
       '{}',
       written({ k: 'sent', s: 1, t: 1 }),
-      written({ c: UUID, k: 'edited', s: 1, t: 1 }),
+      written({ c: UUID, k: 'exploded', s: 1, t: 1 }),
       written({ c: UUID, k: 'sent', s: -1, t: 1 }),
       written({ c: UUID, k: 'sent', s: 1.5, t: 1 }),
       written({ c: UUID, k: 'sent', s: '1', t: 1 }),
