@@ -41,8 +41,10 @@ function messageKeysOf(argumentName: string, ids: readonly string[], max: number
  * What a reply to `replyToMessageId` points at: a message of conversation
  * `convId` that the sender can see and that is not revoked; its thread is
  * the original's (threads are one level deep). `BAD_USER_INPUT` naming the
- * argument otherwise: an original in a conversation the sender is not in
- * reads as one they cannot see.
+ * argument otherwise, and `NOT_FOUND` for a sender who is not a member, who
+ * learns nothing about the target. Checked before the send, so a retry whose
+ * original was revoked since the first copy is refused rather than answered
+ * with that copy (reported in the issue note).
  */
 async function replyTarget(loaders: Loaders, convId: string, replyToMessageId: string): Promise<ReplyTarget> {
   const key = decodeMessageId(replyToMessageId);
