@@ -31,8 +31,8 @@ const firstCopy = statement<{ convId: string; senderId: string; clientMsgId: str
       where ${m.convId} = ${v.convId} and ${m.senderId} = ${v.senderId} and ${m.clientMsgId} = ${v.clientMsgId}`,
 );
 
-/** The message the sender already stored under `clientMsgId`, if any. */
-async function findByClientId(db: SqlRunner, convId: string, senderId: string, clientMsgId: string): Promise<MessageRow | null> {
+/** The message the sender already stored under `clientMsgId`, if any (whatever anyone may see of it now). */
+export async function findByClientId(db: SqlRunner, convId: string, senderId: string, clientMsgId: string): Promise<MessageRow | null> {
   const [row] = await db.rows<MessageRow>(firstCopy({ convId, senderId, clientMsgId }));
   return row ?? null;
 }

@@ -85,6 +85,19 @@ describe.each(backends)('Replies and threads (%s)', (backend) => {
     expect(page.data.conversation.messages.edges.map((e: any) => e.node.seq)).toEqual([revoked.seq]);
   });
 
+  it('answers a retried reply with its first copy even once the original was revoked', async () => {
+    const group = await createGroup(alice, ['bob']);
+    const original = await send(alice, group.id, 'soon revoked original');
+    const first = await bob.gql(REPLY, { conversationId: group.id, clientMsgId: 'retried-reply', text: 'my answer', replyTo: original.id });
+    expect(first.errors).toBeUndefined();
+    await alice.gql(REVOKE, { messageId: original.id });
+    const retry = await bob.gql(REPLY, { conversationId: group.id, clientMsgId: 'retried-reply', text: 'my answer', replyTo: original.id });
+    expect(retry.errors).toBeUndefined();
+    expect(retry.data.sendMessage.message).toEqual(first.data.sendMessage.message);
+    // A new reply to it is still refused.
+    expect(codes(await reply(bob, group.id, original.id))).toEqual(['BAD_USER_INPUT']);
+  });
+
   it('shows a revoked original as RevokedContent, and one the reader cannot see as unavailable', async () => {
     const group = await createGroup(alice, ['bob']);
     const revokedLater = await send(alice, group.id, 'will be revoked');

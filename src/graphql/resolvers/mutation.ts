@@ -12,7 +12,7 @@ import { hideMessages } from '../../store/hides.ts';
 import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
-import { type ReplyTarget, sendMessage } from '../../store/sends.ts';
+import { findByClientId, type ReplyTarget, sendMessage } from '../../store/sends.ts';
 import { conversationGlobalId, decodeMessageId } from '../../history/globalId.ts';
 import type { Loaders } from '../loaders.ts';
 import { viewerOf } from '../context.ts';
@@ -42,9 +42,7 @@ function messageKeysOf(argumentName: string, ids: readonly string[], max: number
  * `convId` that the sender can see and that is not revoked; its thread is
  * the original's (threads are one level deep). `BAD_USER_INPUT` naming the
  * argument otherwise, and `NOT_FOUND` for a sender who is not a member, who
- * learns nothing about the target. Checked before the send, so a retry whose
- * original was revoked since the first copy is refused rather than answered
- * with that copy (reported in the issue note).
+ * learns nothing about the target.
  */
 async function replyTarget(loaders: Loaders, convId: string, replyToMessageId: string): Promise<ReplyTarget> {
   const key = decodeMessageId(replyToMessageId);
@@ -92,7 +90,16 @@ export const Mutation: MutationResolvers = {
     }
     const problem = textProblem(input.text);
     if (problem !== null) throw badUserInput(problem, 'text');
-    const reply = input.replyToMessageId == null ? null : await replyTarget(loaders, convId, input.replyToMessageId);
+    let reply: ReplyTarget | null = null;
+    if (input.replyToMessageId != null) {
+      try {
+        reply = await replyTarget(loaders, convId, input.replyToMessageId);
+      } catch (refusal) {
+        // A retry whose original was revoked or hidden since the first copy
+        // was stored still answers that copy (the send below finds it).
+        if ((await findByClientId(context.db, convId, viewerId, input.clientMsgId)) === null) throw refusal;
+      }
+    }
     const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply);
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
