@@ -233,7 +233,12 @@ const editText = (text: string) => member(EDIT, (f) => ({ m: f.thread.rootId, te
 /** The member's `reaction` added to their own thread root. */
 const react = (reaction: string) => member(REACT, (f) => ({ m: f.thread.rootId, r: reaction }));
 /** A reply sent by the member to their thread group, answering `replyTo`. */
-const replyTo = (replyToId: (f: CorpusFixtures) => string) => member(REPLY, (f) => ({ c: f.thread.convId, m: replyToId(f) }));
+/**
+ * The member replies to `replyToId` with a client id never stored (a refused
+ * reply writes nothing), so it is a new send: one with the fixture reply's
+ * client id would be a retry, answered with that first copy.
+ */
+const replyTo = (replyToId: (f: CorpusFixtures) => string) => member(REPLY, (f) => ({ c: f.thread.convId, m: replyToId(f), text: 'a refused reply' }));
 /** A page of the root's replies with `args`. */
 const replies = (args: (f: CorpusFixtures) => Record<string, unknown>) => member(REPLIES, (f) => ({ m: f.thread.rootId, ...args(f) }));
 /** A users cursor of the root's 👍 with a correct checksum around any reaction time and user id. */
