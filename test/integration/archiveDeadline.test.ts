@@ -152,7 +152,14 @@ describe.each(backends)('Archived pages past their deadline or segment (%s)', { 
     expect([cut.startSeq, cut.endSeq, cut.gaps]).toEqual([null, null, []]);
 
     release();
-    const { page: full } = await page({ first: 10, after: cut.pageInfo.endCursor });
+    // As the schema advises, ask again shortly: the released read may still be
+    // on its way into the cache when the first request after it starts (the
+    // first ask came back cut once in this session's CI loop, on PostgreSQL).
+    let { page: full } = await page({ first: 10, after: cut.pageInfo.endCursor });
+    for (let attempt = 0; full.cutShort !== null && attempt < 20; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ({ page: full } = await page({ first: 10, after: cut.pageInfo.endCursor }));
+    }
     expect(seqs(full)).toEqual(range(101, 110));
     expect(full.edges.map((e) => e.node.content.text)).toEqual(range(101, 110).map(textOf));
     expect(full.cutShort).toBeNull();
