@@ -212,6 +212,33 @@ export const messageStars = pgTable(
 );
 
 /**
+ * Who a message mentions, written by its send and never changed. A row with
+ * `user_id` '' (which no user id can be: src/history/userId.ts) mentions
+ * everyone: one row per message, not one per member, so a group of any size
+ * costs the same and members who join later see it too. `sent_at` is the
+ * message's `created_at`, so one user's mentions are in time order in
+ * `message_mentions_user_time_idx`; `message_mentions_user_conv_idx` serves
+ * "this user's (or everyone's) mentions in this conversation above a seq",
+ * the unread mention count and the everyone-mentions of the viewer's list.
+ */
+export const messageMentions = pgTable(
+  'message_mentions',
+  {
+    convId: uuid('conv_id').notNull(),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    userId: text('user_id').notNull(),
+    /** Where the sender put this id among the ones they gave (0 first); everyone's row is 0. */
+    position: integer('position').notNull(),
+    sentAt: timestamp('sent_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.convId, t.seq, t.userId] }),
+    index('message_mentions_user_time_idx').on(t.userId, t.sentAt, t.convId, t.seq),
+    index('message_mentions_user_conv_idx').on(t.userId, t.convId, t.seq),
+  ],
+);
+
+/**
  * Pinned messages, at most 50 per conversation (src/history/pins.ts). Every
  * member sees the same pins, through their own views.
  */

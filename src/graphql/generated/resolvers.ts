@@ -226,6 +226,11 @@ export type Conversation = Node & {
   unreadCount: Scalars['Int']['output'];
   /** Whether `unreadCount` stopped counting at 99. */
   unreadCountCapped: Scalars['Boolean']['output'];
+  /**
+   * Messages from others after your `readSeq` that you can see and that
+   * mention you by name or mention everyone: exact up to 99, then 99.
+   */
+  unreadMentionCount: Scalars['Int']['output'];
 };
 
 
@@ -506,6 +511,26 @@ export type MemberRole =
   /** Created the group (or inherited it): manages members, history visibility and retention. */
   | 'OWNER';
 
+/** A page of the messages that mention you. */
+export type MentionConnection = {
+  __typename?: 'MentionConnection';
+  /** The messages, newest first. */
+  edges: Array<MentionEdge>;
+  /** `hasNextPage` says whether older mentions follow. */
+  pageInfo: PageInfo;
+};
+
+/** One message that mentions you. */
+export type MentionEdge = {
+  __typename?: 'MentionEdge';
+  /** An opaque cursor for this place in your mentions. */
+  cursor: Scalars['String']['output'];
+  /** True when it mentions everyone rather than (or as well as) naming you. */
+  everyone: Scalars['Boolean']['output'];
+  /** The message as you see it; its `id` jumps with `messages(around:)`. */
+  node: Message;
+};
+
 /** A message, as you see it. */
 export type Message = Node & {
   __typename?: 'Message';
@@ -525,6 +550,10 @@ export type Message = Node & {
   edits: MessageEditConnection;
   /** The message's opaque id. */
   id: Scalars['ID']['output'];
+  /** The users it mentions by name, in the order the sender gave them. */
+  mentions: Array<User>;
+  /** Whether it mentions everyone in the conversation. */
+  mentionsEveryone: Scalars['Boolean']['output'];
   /** Its reactions, one group per distinct reaction, in the order each was first used. At most 20. */
   reactions: Array<ReactionGroup>;
   /**
@@ -737,6 +766,29 @@ export type MessageEditEdge = {
   cursor: Scalars['String']['output'];
   /** The version. */
   node: MessageEdit;
+};
+
+/**
+ * Conditions that narrow a search; every one given must hold. Times are
+ * exclusive bounds.
+ */
+export type MessageFilter = {
+  /** Only this conversation (you must be in it: `NOT_FOUND` otherwise). */
+  conversationId?: InputMaybe<Scalars['ID']['input']>;
+  /** true: only messages that have replies you can see; false: only those without. */
+  hasReplies?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true: only messages that mention you by name or mention everyone; false: only those that do not. */
+  mentionsMe?: InputMaybe<Scalars['Boolean']['input']>;
+  /** true: only pinned messages; false: only those not pinned. */
+  pinned?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Only messages sent by one of these users (1 to 100 ids). */
+  senderIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** Only messages sent strictly after this instant. */
+  sentAfter?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Only messages sent strictly before this instant. */
+  sentBefore?: InputMaybe<Scalars['DateTime']['input']>;
+  /** true: only messages you starred; false: only those you did not. */
+  starred?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 /**
@@ -1317,10 +1369,12 @@ export type Query = {
    * read is ever searched: your conversations, above your clear watermark, not
    * deleted for you, not revoked, erased or expired. Pages are full:
    * `pageInfo.hasNextPage` says whether older hits follow; pass
-   * `pageInfo.endCursor` as `after`, with the same `query` and
-   * `conversationId`. Messages whose bodies have moved to the server's cold
-   * archive (old history, past ARCHIVE_AFTER_DAYS) are not searched; pages,
-   * jumps and `messagesAt` still reach them.
+   * `pageInfo.endCursor` as `after`, with the same `query`, `conversationId`
+   * and `filter`. `filter` narrows inside the search (pages stay full); with a
+   * filter, `query` may be left out, and then every message that passes the
+   * filter is a hit, newest first. Messages whose bodies have moved to the
+   * server's cold archive (old history, past ARCHIVE_AFTER_DAYS) are not
+   * searched; pages, jumps and `messagesAt` still reach them.
    */
   search: MessageSearchConnection;
   /** You: the user named by the token's `sub` claim, with your inbox and announcements. */
@@ -1366,8 +1420,9 @@ export type QueryNodeArgs = {
 export type QuerySearchArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   conversationId?: InputMaybe<Scalars['ID']['input']>;
+  filter?: InputMaybe<MessageFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
-  query: Scalars['String']['input'];
+  query?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Everyone who reacted to a message with one reaction. */
@@ -1496,6 +1551,17 @@ export type SendMessageInput = {
   clientMsgId: Scalars['String']['input'];
   /** The conversation's `id`. */
   conversationId: Scalars['ID']['input'];
+  /**
+   * Mentions everyone in the conversation: only the group's owner and admins,
+   * never in a direct conversation (`FORBIDDEN` otherwise).
+   */
+  mentionEveryone?: InputMaybe<Scalars['Boolean']['input']>;
+  /**
+   * Members to mention by name (at most 50 distinct ids; repeats count once).
+   * Each must be a member of the conversation: `BAD_USER_INPUT` naming the id
+   * otherwise.
+   */
+  mentionUserIds?: InputMaybe<Array<Scalars['ID']['input']>>;
   /**
    * The `id` of an earlier message of this conversation that this one answers.
    * It must be a message you can see and that is not revoked; otherwise
@@ -1711,6 +1777,14 @@ export type Viewer = {
   /** Your user id, the token's `sub` claim. */
   id: Scalars['ID']['output'];
   /**
+   * The messages that mention you by name or mention everyone in a
+   * conversation you are in, newest first across your conversations, as you
+   * see them: a mention you can no longer see (deleted for you, cleared,
+   * expired, revoked or purged, or in a conversation you left) is left out
+   * without making a page short. Your own messages are not listed.
+   */
+  mentions: MentionConnection;
+  /**
    * The messages you starred that you can still see, most recently starred
    * first, across your conversations. A starred message you can no longer
    * see (deleted for you, cleared, expired, purged, or in a conversation you
@@ -1739,6 +1813,16 @@ export type ViewerAnnouncementsArgs = {
  * everyone.
  */
 export type ViewerConversationsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * You, the caller: your conversations (the inbox) and the announcements for
+ * everyone.
+ */
+export type ViewerMentionsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -1883,6 +1967,8 @@ export type ResolversTypes = {
   MemberConnection: ResolverTypeWrapper<MemberConnectionModel>;
   MemberEdge: ResolverTypeWrapper<MemberEdgeModel>;
   MemberRole: MemberRole;
+  MentionConnection: ResolverTypeWrapper<Omit<MentionConnection, 'edges' | 'pageInfo'> & { edges: Array<ResolversTypes['MentionEdge']>, pageInfo: ResolversTypes['PageInfo'] }>;
+  MentionEdge: ResolverTypeWrapper<Omit<MentionEdge, 'node'> & { node: ResolversTypes['Message'] }>;
   Message: ResolverTypeWrapper<MessageModel>;
   MessageChange: ResolverTypeWrapper<MessageChangeModel>;
   MessageChangeKind: MessageChangeKind;
@@ -1892,6 +1978,7 @@ export type ResolversTypes = {
   MessageEdit: ResolverTypeWrapper<MessageEditModel>;
   MessageEditConnection: ResolverTypeWrapper<MessageEditConnectionModel>;
   MessageEditEdge: ResolverTypeWrapper<MessageEditEdgeModel>;
+  MessageFilter: MessageFilter;
   MessageSearchConnection: ResolverTypeWrapper<MessageSearchConnectionModel>;
   MessageSearchEdge: ResolverTypeWrapper<MessageSearchEdgeModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1983,6 +2070,8 @@ export type ResolversParentTypes = {
   Member: MemberModel;
   MemberConnection: MemberConnectionModel;
   MemberEdge: MemberEdgeModel;
+  MentionConnection: Omit<MentionConnection, 'edges' | 'pageInfo'> & { edges: Array<ResolversParentTypes['MentionEdge']>, pageInfo: ResolversParentTypes['PageInfo'] };
+  MentionEdge: Omit<MentionEdge, 'node'> & { node: ResolversParentTypes['Message'] };
   Message: MessageModel;
   MessageChange: MessageChangeModel;
   MessageConnection: ConnectionModel;
@@ -1991,6 +2080,7 @@ export type ResolversParentTypes = {
   MessageEdit: MessageEditModel;
   MessageEditConnection: MessageEditConnectionModel;
   MessageEditEdge: MessageEditEdgeModel;
+  MessageFilter: MessageFilter;
   MessageSearchConnection: MessageSearchConnectionModel;
   MessageSearchEdge: MessageSearchEdgeModel;
   Mutation: Record<PropertyKey, never>;
@@ -2100,6 +2190,7 @@ export type ConversationResolvers<ContextType = RequestContext, ParentType exten
   title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   unreadCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   unreadCountCapped?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  unreadMentionCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -2179,6 +2270,17 @@ export type MemberEdgeResolvers<ContextType = RequestContext, ParentType extends
   node?: Resolver<ResolversTypes['Member'], ParentType, ContextType>;
 };
 
+export type MentionConnectionResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['MentionConnection'] = ResolversParentTypes['MentionConnection']> = {
+  edges?: Resolver<Array<ResolversTypes['MentionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type MentionEdgeResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['MentionEdge'] = ResolversParentTypes['MentionEdge']> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  everyone?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Message'], ParentType, ContextType>;
+};
+
 export type MessageResolvers<ContextType = RequestContext, ParentType extends ResolversParentTypes['Message'] = ResolversParentTypes['Message']> = {
   content?: Resolver<ResolversTypes['MessageContent'], ParentType, ContextType>;
   conversation?: Resolver<ResolversTypes['Conversation'], ParentType, ContextType>;
@@ -2186,6 +2288,8 @@ export type MessageResolvers<ContextType = RequestContext, ParentType extends Re
   editedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   edits?: Resolver<ResolversTypes['MessageEditConnection'], ParentType, ContextType, RequireFields<MessageEditsArgs, 'first'>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+  mentionsEveryone?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   reactions?: Resolver<Array<ResolversTypes['ReactionGroup']>, ParentType, ContextType>;
   readCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   replies?: Resolver<ResolversTypes['ThreadConnection'], ParentType, ContextType, Partial<MessageRepliesArgs>>;
@@ -2340,7 +2444,7 @@ export type QueryResolvers<ContextType = RequestContext, ParentType extends Reso
   conversation?: Resolver<Maybe<ResolversTypes['Conversation']>, ParentType, ContextType, RequireFields<QueryConversationArgs, 'id'>>;
   message?: Resolver<Maybe<ResolversTypes['Message']>, ParentType, ContextType, RequireFields<QueryMessageArgs, 'id'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
-  search?: Resolver<ResolversTypes['MessageSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchArgs, 'first' | 'query'>>;
+  search?: Resolver<ResolversTypes['MessageSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchArgs, 'first'>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
 };
 
@@ -2459,6 +2563,7 @@ export type ViewerResolvers<ContextType = RequestContext, ParentType extends Res
   announcements?: Resolver<ResolversTypes['AnnouncementConnection'], ParentType, ContextType, RequireFields<ViewerAnnouncementsArgs, 'first'>>;
   conversations?: Resolver<ResolversTypes['ConversationConnection'], ParentType, ContextType, RequireFields<ViewerConversationsArgs, 'first'>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mentions?: Resolver<ResolversTypes['MentionConnection'], ParentType, ContextType, RequireFields<ViewerMentionsArgs, 'first'>>;
   starredMessages?: Resolver<ResolversTypes['StarredMessageConnection'], ParentType, ContextType, RequireFields<ViewerStarredMessagesArgs, 'first'>>;
   unreadAnnouncementCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -2488,6 +2593,8 @@ export type Resolvers<ContextType = RequestContext> = {
   Member?: MemberResolvers<ContextType>;
   MemberConnection?: MemberConnectionResolvers<ContextType>;
   MemberEdge?: MemberEdgeResolvers<ContextType>;
+  MentionConnection?: MentionConnectionResolvers<ContextType>;
+  MentionEdge?: MentionEdgeResolvers<ContextType>;
   Message?: MessageResolvers<ContextType>;
   MessageChange?: MessageChangeResolvers<ContextType>;
   MessageConnection?: MessageConnectionResolvers<ContextType>;

@@ -17,6 +17,8 @@ export const searchQuery: Pick<QueryResolvers, 'search'> = {
   search: async (_root, args, context) => {
     const { viewerId, loaders } = viewerOf(context);
     const convId = args.conversationId === null || args.conversationId === undefined ? null : conversationUuid(args.conversationId);
+    // Until search filters land (issue 18), a search still needs its words.
+    if (args.query === null || args.query === undefined) throw badUserInput('Argument `query` is required.', 'query');
     const parsed = parseSearchQuery(args.query);
     if (!parsed.ok) {
       const problem =
