@@ -60,6 +60,8 @@ const config: CodegenConfig = {
           StarredMessageEdge: '../models.ts#StarredMessageEdgeModel',
           PinnedMessageConnection: '../models.ts#PinnedMessageConnectionModel',
           PinnedMessageEdge: '../models.ts#PinnedMessageEdgeModel',
+          MentionConnection: '../models.ts#MentionConnectionModel',
+          MentionEdge: '../models.ts#MentionEdgeModel',
           SetConversationSettingsPayload: '../models.ts#ConversationPayloadModel',
           PinPayload: '../models.ts#PinPayloadModel',
           MessageSearchConnection: '../models.ts#MessageSearchConnectionModel',

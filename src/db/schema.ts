@@ -227,7 +227,7 @@ export const messageMentions = pgTable(
     convId: uuid('conv_id').notNull(),
     seq: bigint('seq', { mode: 'number' }).notNull(),
     userId: text('user_id').notNull(),
-    /** Where the sender put this id among the ones they gave (0 first); everyone's row is 0. */
+    /** Where the sender put this id among the ones they gave (1 first); everyone's row is 0. */
     position: integer('position').notNull(),
     sentAt: timestamp('sent_at', { withTimezone: true }).notNull(),
   },

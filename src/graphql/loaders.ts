@@ -10,7 +10,8 @@ import DataLoader from 'dataloader';
 import type { SqlRunner } from '../db/runner.ts';
 import type { UnreadCount } from '../history/unreadCount.ts';
 import { findMemberConversations } from '../store/conversations.ts';
-import { countReaders, countUnread, findFirstUnreads, findLastMessages } from '../store/inbox.ts';
+import { countReaders, countUnread, countUnreadMentions, findFirstUnreads, findLastMessages } from '../store/inbox.ts';
+import { findMentions, type MessageMentions } from '../store/mentions.ts';
 import { findMessageBodies, findVisibleMessages, type MessageBody, type MessageKey, messageKeyString } from '../store/messages.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
@@ -21,7 +22,7 @@ import { findStarredByMe } from '../store/stars.ts';
 
 /** One batch a loader ran: which loader and how many keys. */
 export interface LoaderBatch {
-  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'firstUnread' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads' | 'starred';
+  loader: 'conversation' | 'message' | 'body' | 'lastMessage' | 'firstUnread' | 'unread' | 'readCount' | 'edits' | 'reactions' | 'reactors' | 'threads' | 'starred' | 'mentions' | 'unreadMentions';
   size: number;
 }
 
@@ -50,11 +51,15 @@ export interface Loaders {
   threads: DataLoader<MessageKey, ThreadCounts, string>;
   /** Whether the viewer starred a message, by key. */
   starred: DataLoader<MessageKey, boolean, string>;
+  /** Who a message mentions. Only load keys the viewer may see. */
+  mentions: DataLoader<MessageKey, MessageMentions, string>;
+  /** The viewer's unread mentions in a conversation (at most 99), by uuid (0 when not a member). */
+  unreadMentions: DataLoader<string, number>;
 }
 
 /**
  * Makes the loaders for one request by `viewerId`; `batches` records each
- * batch. Each loader is made when first used: a page uses a few of the twelve,
+ * batch. Each loader is made when first used: a page uses a few of the fourteen,
  * and a live event (one set per subscriber per event) often none but the
  * shared `body` it passes in `given`.
  */
@@ -85,6 +90,8 @@ export function createLoaders(db: SqlRunner, viewerId: string, retention: Retent
         cacheKeyFn: (r) => JSON.stringify([messageKeyString(r), r.reaction, r.after, r.limit]),
       }),
     starred: () => new DataLoader(recorded('starred', (keys: readonly MessageKey[]) => findStarredByMe(db, viewerId, keys)), byMessageKey),
+    mentions: () => new DataLoader(recorded('mentions', (keys: readonly MessageKey[]) => findMentions(db, keys)), byMessageKey),
+    unreadMentions: () => new DataLoader(recorded('unreadMentions', (ids: readonly string[]) => countUnreadMentions(db, viewerId, retention, ids))),
     threads: () => new DataLoader(recorded('threads', (keys: readonly MessageKey[]) => countThreads(db, viewerId, retention, keys)), byMessageKey),
   };
   const made: Partial<Record<keyof Loaders, unknown>> = { ...given };

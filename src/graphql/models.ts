@@ -12,6 +12,7 @@ import type { ChangeRow } from '../store/changes.ts';
 import type { EditRow } from '../store/edits.ts';
 import type { ReactionGroupRow } from '../store/reactions.ts';
 import type { StarredRow } from '../store/stars.ts';
+import type { MentionRow } from '../store/mentions.ts';
 import type { PinRow } from '../store/pins.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
 
@@ -187,6 +188,11 @@ export type StarredMessageEdgeModel = KeysetEdge<StarredRow>;
 /** A page of a conversation's pins. */
 export type PinnedMessageConnectionModel = KeysetPage<PinRow>;
 export type PinnedMessageEdgeModel = KeysetEdge<PinRow>;
+
+/** A page of the messages that mention the viewer. */
+export type MentionConnectionModel = KeysetPage<MentionRow>;
+export type MentionEdgeModel = KeysetEdge<MentionRow>;
+
 export interface PinPayloadModel {
   message: MessageRow;
   conversation: ConversationRow;

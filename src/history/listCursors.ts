@@ -2,8 +2,8 @@
  * Cursors of the lists that are not message pages: a conversation's members
  * (join time and user id), announcements (id), a message's earlier versions
  * (version), a reaction's users (reaction time and user id) and the
- * viewer's starred messages (star time and message) and a conversation's
- * pins (pin time and seq). Opaque, checksummed, each
+ * viewer's starred messages (star time and message), their mentions (send
+ * time and message) and a conversation's pins (pin time and seq). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
@@ -87,6 +87,27 @@ export function decodeReactorCursor(convId: string, seq: number, reaction: strin
   return { reactedMicros: micros, userId };
 }
 
+/** Where a message is in a list across conversations ordered by a time (microseconds since the epoch), then conversation and seq. */
+interface TimedMessagePosition {
+  micros: number;
+  convId: string;
+  seq: number;
+}
+
+function encodeTimedMessageCursor(prefix: string, position: TimedMessagePosition): string {
+  return encodeOpaque(prefix, [position.micros, position.convId, position.seq]);
+}
+
+function decodeTimedMessageCursor(prefix: string, cursor: string): TimedMessagePosition | null {
+  const fields = decodeOpaque(prefix, 3, cursor);
+  if (fields === null) return null;
+  const [microsText, convId, seqText] = fields as [string, string, string];
+  const micros = parseSeq(microsText);
+  const seq = parseSeq(seqText);
+  if (micros === null || !isAcceptedMicros(micros) || !isUuid(convId) || seq === null) return null;
+  return { micros, convId, seq };
+}
+
 const STARS = 'st1';
 
 /** Where a message is in its user's starred list: when it was starred (microseconds since the epoch) and which message. */
@@ -98,18 +119,33 @@ export interface StarPosition {
 
 /** The cursor after `position` in the viewer's starred messages. */
 export function encodeStarCursor(position: StarPosition): string {
-  return encodeOpaque(STARS, [position.starredMicros, position.convId, position.seq]);
+  return encodeTimedMessageCursor(STARS, { micros: position.starredMicros, convId: position.convId, seq: position.seq });
 }
 
 /** The position a starred-list cursor names, or null when it is not one. */
 export function decodeStarCursor(cursor: string): StarPosition | null {
-  const fields = decodeOpaque(STARS, 3, cursor);
-  if (fields === null) return null;
-  const [microsText, convId, seqText] = fields as [string, string, string];
-  const starredMicros = parseSeq(microsText);
-  const seq = parseSeq(seqText);
-  if (starredMicros === null || !isAcceptedMicros(starredMicros) || !isUuid(convId) || seq === null) return null;
-  return { starredMicros, convId, seq };
+  const position = decodeTimedMessageCursor(STARS, cursor);
+  return position === null ? null : { starredMicros: position.micros, convId: position.convId, seq: position.seq };
+}
+
+const MENTIONS = 'mn1';
+
+/** Where a message is in its reader's mentions: when it was sent (microseconds since the epoch) and which message. */
+export interface MentionPosition {
+  sentMicros: number;
+  convId: string;
+  seq: number;
+}
+
+/** The cursor after `position` in the viewer's mentions. */
+export function encodeMentionCursor(position: MentionPosition): string {
+  return encodeTimedMessageCursor(MENTIONS, { micros: position.sentMicros, convId: position.convId, seq: position.seq });
+}
+
+/** The position a mentions cursor names, or null when it is not one. */
+export function decodeMentionCursor(cursor: string): MentionPosition | null {
+  const position = decodeTimedMessageCursor(MENTIONS, cursor);
+  return position === null ? null : { sentMicros: position.micros, convId: position.convId, seq: position.seq };
 }
 
 const PINS = 'pn1';

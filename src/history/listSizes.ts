@@ -42,6 +42,8 @@ export const LIST_SIZES = {
   pins: size(20, 1, 50),
   /** `Viewer.starredMessages(first)`. */
   starred: size(20, 1, 100),
+  /** `Viewer.mentions(first)`. */
+  mentions: size(20, 1, 100),
   /** `ReactionGroup.users(first)`. */
   reactors: size(10, 1, 100),
 } as const satisfies Record<string, ListSize>;

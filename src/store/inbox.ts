@@ -11,9 +11,10 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { InboxPosition } from '../history/inboxCursor.ts';
-import { UNREAD_SCAN_LIMIT, type UnreadCount, unreadCountOf } from '../history/unreadCount.ts';
+import { UNREAD_CAP, UNREAD_SCAN_LIMIT, type UnreadCount, unreadCountOf } from '../history/unreadCount.ts';
 import { inKeyOrder } from './batch.ts';
 import { conversationColumns } from './conversations.ts';
+import { unreadMentionsOf } from './mentions.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
 import { type ConversationRow, type MessageRow, type RawConversationRow, toConversationRow } from './rows.ts';
 import {
@@ -222,6 +223,31 @@ export async function countUnread(
   if (convIds.length === 0) return [];
   const rows = await db.rows<{ conv_id: string; found: number }>(unreadCounts({ ...retentionValues(retention), viewerId, convIds: [...convIds] }));
   return inKeyOrder(convIds, rows, (id) => id, (row) => row.conv_id).map((row) => unreadCountOf(row?.found ?? 0));
+}
+
+const unreadMentionCounts = statement<MemberFloorValues>(
+  (v) => sql`select ${mb.convId} as conv_id, u.found
+      from ${memberFloors(v)}
+      cross join lateral ${unreadMentionsOf(v.viewerId, UNREAD_CAP)} u`,
+);
+
+/**
+ * For each of `convIds`, in order, how many messages from others after the
+ * viewer's read cursor that they can see mention them by name or mention
+ * everyone, counting at most `UNREAD_CAP` (past it the inbox shows 99); 0
+ * where they are not a member. One statement for an inbox page: two index
+ * ranges per conversation (`message_mentions_user_conv_idx`), each
+ * stopping at the cap.
+ */
+export async function countUnreadMentions(
+  db: SqlRunner,
+  viewerId: string,
+  retention: RetentionClock,
+  convIds: readonly string[],
+): Promise<number[]> {
+  if (convIds.length === 0) return [];
+  const rows = await db.rows<{ conv_id: string; found: number }>(unreadMentionCounts({ ...retentionValues(retention), viewerId, convIds: [...convIds] }));
+  return inKeyOrder(convIds, rows, (id) => id, (row) => row.conv_id).map((row) => row?.found ?? 0);
 }
 
 const sender = alias(members, 's');

@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, members, messageBodies, messageEdits, messageHides, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
+import { conversations, members, messageBodies, messageEdits, messageHides, messageMentions, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
 import type { Notice, Publisher } from './notify.ts';
@@ -45,6 +45,7 @@ const rx = alias(messageReactions, 'rx');
 const tr = alias(threadReads, 'tr');
 const st = alias(messageStars, 'st');
 const pn = alias(messagePins, 'pn');
+const mn = alias(messageMentions, 'mn');
 
 /** What `setRetentionPolicy` did. */
 export type SetRetentionOutcome = { kind: 'set'; expiredThroughSeq: number } | NotFound | Forbidden;
@@ -111,7 +112,7 @@ const purgeableKeys = statement<KeyValues & RetentionValues & { actorId: string;
         for update of ${m}`,
 );
 
-/** Deletes `keys`' index rows, bodies, hides, earlier versions, reactions, stars, pins and (of roots) thread read positions. */
+/** Deletes `keys`' index rows, bodies, hides, earlier versions, reactions, stars, pins, mentions and (of roots) thread read positions. */
 const purgeKeys = statement<KeyValues>(
   (v) => sql`with k as (select * from ${keyArrays(v)} as k(conv_id, seq)),
         bodies as (delete from ${messageBodies} ${b} using k where ${b.convId} = k.conv_id and ${b.seq} = k.seq),
@@ -120,6 +121,7 @@ const purgeKeys = statement<KeyValues>(
         thread_reads as (delete from ${threadReads} ${tr} using k where ${tr.convId} = k.conv_id and ${tr.rootSeq} = k.seq),
         stars as (delete from ${messageStars} ${st} using k where ${st.convId} = k.conv_id and ${st.seq} = k.seq),
         pins as (delete from ${messagePins} ${pn} using k where ${pn.convId} = k.conv_id and ${pn.seq} = k.seq),
+        mentions as (delete from ${messageMentions} ${mn} using k where ${mn.convId} = k.conv_id and ${mn.seq} = k.seq),
         hides as (delete from ${messageHides} ${h} using k where ${h.convId} = k.conv_id and ${h.seq} = k.seq)
         delete from ${messages} ${m} using k where ${m.convId} = k.conv_id and ${m.seq} = k.seq
         returning ${m.convId} as conv_id, ${m.seq} as seq`,
@@ -173,7 +175,8 @@ const erase = statement<{ userId: string }>(
           where ${messages.senderId} = ${v.userId} and ${messages.erasedAt} is null and ${messages.revokedAt} is null
           returning ${messages.convId} as conv_id, ${messages.seq} as seq),
         bodies as (delete from ${messageBodies} ${b} using erased e where ${b.convId} = e.conv_id and ${b.seq} = e.seq),
-        versions as (delete from ${messageEdits} ${ed} using erased e where ${ed.convId} = e.conv_id and ${ed.seq} = e.seq)
+        versions as (delete from ${messageEdits} ${ed} using erased e where ${ed.convId} = e.conv_id and ${ed.seq} = e.seq),
+        mentions as (delete from ${messageMentions} ${mn} using erased e where ${mn.convId} = e.conv_id and ${mn.seq} = e.seq)
         select conv_id, min(seq) as from_seq, max(seq) as to_seq, count(*)::int as n from erased group by conv_id`,
 );
 

@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { dropEmptySegments } from '../archive/emptySegments.ts';
-import { conversations, messageBodies, messageEdits, messageHideRanges, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
+import { conversations, messageBodies, messageEdits, messageHideRanges, messageMentions, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { expiredThrough, type RetentionClock, type RetentionValues, retentionValues } from './sqlFragments.ts';
 import { statement } from './statement.ts';
@@ -34,6 +34,7 @@ const rx = alias(messageReactions, 'rx');
 const tr = alias(threadReads, 'tr');
 const st = alias(messageStars, 'st');
 const pn = alias(messagePins, 'pn');
+const mn = alias(messageMentions, 'mn');
 
 /** Conversations looked at per scan statement: bounds one statement's time however many conversations there are. */
 const SCAN_CHUNK = 1000;
@@ -196,6 +197,9 @@ const batch = statement<RetentionValues & { convId: string; through: number; aft
         pins as (
           delete from ${messagePins} ${pn} using span
           where ${pn.convId} = ${v.convId} and ${pn.seq} > ${v.after}::int8 and ${pn.seq} <= span.top),
+        mentions as (
+          delete from ${messageMentions} ${mn} using span
+          where ${mn.convId} = ${v.convId} and ${mn.seq} > ${v.after}::int8 and ${mn.seq} <= span.top),
         thread_reads as (
           delete from ${threadReads} ${tr} using span
           where ${tr.convId} = ${v.convId} and ${tr.rootSeq} > ${v.after}::int8 and ${tr.rootSeq} <= span.top),

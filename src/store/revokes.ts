@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members, messageBodies, messageEdits, messagePins, messageReactions, messages } from '../db/schema.ts';
+import { conversations, members, messageBodies, messageEdits, messageMentions, messagePins, messageReactions, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { decideRevoke } from '../history/revokeRule.ts';
 import type { Publisher } from './notify.ts';
@@ -29,6 +29,7 @@ const b = alias(messageBodies, 'b');
 const ed = alias(messageEdits, 'ed');
 const rx = alias(messageReactions, 'rx');
 const pn = alias(messagePins, 'pn');
+const mn = alias(messageMentions, 'mn');
 /** The CTE of revoked rows: `returning *` of `messages`. */
 const r = alias(messages, 'r');
 
@@ -53,10 +54,11 @@ const revoke = statement<RevokeValues>(
           where ${messages.convId} = ${v.convId} and ${messages.seq} = ${v.seq}
           returning *),
         gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${r.convId} and ${b.seq} = ${r.seq}),
-        -- Its earlier versions, its reactions and its pin go with its text.
+        -- Its earlier versions, its reactions, its pin and its mentions go with its text.
         versions as (delete from ${messageEdits} ${ed} using ${r} where ${ed.convId} = ${r.convId} and ${ed.seq} = ${r.seq}),
         reactions as (delete from ${messageReactions} ${rx} using ${r} where ${rx.convId} = ${r.convId} and ${rx.seq} = ${r.seq}),
-        pins as (delete from ${messagePins} ${pn} using ${r} where ${pn.convId} = ${r.convId} and ${pn.seq} = ${r.seq})
+        pins as (delete from ${messagePins} ${pn} using ${r} where ${pn.convId} = ${r.convId} and ${pn.seq} = ${r.seq}),
+        mentions as (delete from ${messageMentions} ${mn} using ${r} where ${mn.convId} = ${r.convId} and ${mn.seq} = ${r.seq})
         select ${messageColumns(r)} from ${r}`,
 );
 

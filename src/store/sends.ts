@@ -1,6 +1,6 @@
 /**
  * Sending: one statement bumps the conversation's counter (under its row
- * lock), inserts the index row and the body. Because the seq is allocated in
+ * lock), inserts the index row, the body and the mentions. Because the seq is allocated in
  * the statement that stores the message, a send that fails leaves no hole,
  * and the row lock is held for a single round trip. The send is announced
  * after it commits (notify.ts says why not inside).
@@ -10,6 +10,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
+import { insertMentions } from './mentions.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { isUniqueViolation, type MessageRow, messageRowOf } from './rows.ts';
@@ -37,7 +38,19 @@ export async function findByClientId(db: SqlRunner, convId: string, senderId: st
   return row ?? null;
 }
 
-const send = statement<{ convId: string; senderId: string; clientMsgId: string; text: string; searchTerms: string; replyToSeq: number | null; threadRootSeq: number | null }>(
+interface SendValues {
+  convId: string;
+  senderId: string;
+  clientMsgId: string;
+  text: string;
+  searchTerms: string;
+  replyToSeq: number | null;
+  threadRootSeq: number | null;
+  mentionUserIds: string[];
+  mentionEveryone: boolean;
+}
+
+const send = statement<SendValues>(
   (v) => sql`with ${conv} as (
           update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + 1, ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
           where ${c.id} = ${v.convId}
@@ -52,7 +65,8 @@ const send = statement<{ convId: string; senderId: string; clientMsgId: string; 
         -- The search index entry is the body row's own column: in step by construction.
         body as (
           insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
-          select ${m.convId}, ${m.seq}, ${v.text}, ${v.searchTerms}::tsvector from ${m})
+          select ${m.convId}, ${m.seq}, ${v.text}, ${v.searchTerms}::tsvector from ${m}),
+        mentioned as (${insertMentions(m, v.mentionUserIds, sql`${v.mentionEveryone}::boolean`)})
         select ${messageColumns(m)} from ${m}`,
 );
 
@@ -61,6 +75,14 @@ export interface ReplyTarget {
   replyToSeq: number;
   threadRootSeq: number;
 }
+
+/** Who a message mentions: members named (checked as members beforehand), and everyone. */
+export interface MentionsToStore {
+  userIds: readonly string[];
+  everyone: boolean;
+}
+
+const NO_MENTIONS: MentionsToStore = { userIds: [], everyone: false };
 
 /**
  * Stores a message from `senderId`, or returns the one already stored under
@@ -76,6 +98,7 @@ export async function sendMessage(
   clientMsgId: string,
   text: string,
   reply: ReplyTarget | null = null,
+  mentions: MentionsToStore = NO_MENTIONS,
 ): Promise<SendOutcome> {
   let rows: MessageRow[];
   try {
@@ -88,6 +111,8 @@ export async function sendMessage(
         searchTerms: searchVector(convId, text),
         replyToSeq: reply?.replyToSeq ?? null,
         threadRootSeq: reply?.threadRootSeq ?? null,
+        mentionUserIds: [...mentions.userIds],
+        mentionEveryone: mentions.everyone,
       }),
     );
   } catch (error) {

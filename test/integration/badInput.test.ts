@@ -37,6 +37,7 @@ const TABLES = [
   'thread_reads',
   'message_stars',
   'message_pins',
+  'message_mentions',
 ];
 
 /** Reactions the rule accepts (test/unit/reaction.test.ts has the rest), each added and removed again through the server. */

@@ -4,11 +4,15 @@ import {
   decodeAnnouncementCursor,
   decodeEditCursor,
   decodeMemberCursor,
+  decodeMentionCursor,
   decodeReactorCursor,
+  decodeStarCursor,
   encodeAnnouncementCursor,
   encodeEditCursor,
   encodeMemberCursor,
+  encodeMentionCursor,
   encodeReactorCursor,
+  encodeStarCursor,
 } from '../../src/history/listCursors.ts';
 import { encodeOpaque } from '../../src/history/opaque.ts';
 
@@ -164,5 +168,31 @@ describe('reactor cursors', () => {
     for (const userId of ['samlp|corp-connection|jane.doe@example.com', '😀'.repeat(100)]) {
       expect(decodeReactorCursor(CONV, 12, reaction, encodeReactorCursor(CONV, 12, reaction, { ...at, userId }))).toEqual({ ...at, userId });
     }
+  });
+});
+
+describe('starred-list and mentions cursors', () => {
+  const position = { convId: CONV, seq: 42 };
+
+  it('round-trip the time in microseconds, the conversation and the seq', () => {
+    expect(decodeStarCursor(encodeStarCursor({ ...position, starredMicros: 1_764_547_200_123_456 }))).toEqual({ ...position, starredMicros: 1_764_547_200_123_456 });
+    expect(decodeMentionCursor(encodeMentionCursor({ ...position, sentMicros: 1_764_547_200_123_456 }))).toEqual({ ...position, sentMicros: 1_764_547_200_123_456 });
+  });
+
+  it("refuse each other's cursors, edited ones and other kinds of cursor", () => {
+    const star = encodeStarCursor({ ...position, starredMicros: 5 });
+    const mention = encodeMentionCursor({ ...position, sentMicros: 5 });
+    expect([decodeMentionCursor(star), decodeStarCursor(mention)]).toEqual([null, null]);
+    expect(decodeMentionCursor(`${mention.slice(0, -2)}AA`)).toBeNull();
+    expect(decodeMentionCursor(encodeCursor(CONV, 5))).toBeNull();
+  });
+
+  it.each([
+    ['a time past 9999-12-31', encodeOpaque('mn1', [253_402_300_800_000_000, CONV, 1])],
+    ['a negative time', encodeOpaque('mn1', [-1, CONV, 1])],
+    ['a conversation that is not a uuid', encodeOpaque('mn1', [5, 'general', 1])],
+    ['a seq that is not a number', encodeOpaque('mn1', [5, CONV, 'x'])],
+  ])('refuse a forged mentions cursor with %s', (_what, cursor) => {
+    expect(decodeMentionCursor(cursor)).toBeNull();
   });
 });

@@ -34,5 +34,6 @@ export const LIST_FIELDS: Readonly<Record<string, (args: Args) => number>> = {
   'Message.reactions': () => MAX_REACTIONS_PER_MESSAGE,
   'ReactionGroup.users': (args) => mostItems('reactors', args.first),
   'Viewer.starredMessages': (args) => mostItems('starred', args.first),
+  'Viewer.mentions': (args) => mostItems('mentions', args.first),
   'Conversation.pinnedMessages': (args) => mostItems('pins', args.first),
 };

@@ -11,6 +11,7 @@ import { messageReactionFields, ReactionGroup, reactionMutations, UserConnection
 import { messageThreadFields, ThreadConnection, threadMutations } from './threads.ts';
 import { messageStarFields, starMutations, StarredMessageConnection, StarredMessageEdge, viewerStarFields } from './stars.ts';
 import { conversationPinFields, PinnedMessageConnection, PinnedMessageEdge, pinMutations } from './pins.ts';
+import { conversationMentionFields, MentionConnection, MentionEdge, messageMentionFields, viewerMentionFields } from './mentions.ts';
 import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
 import { MessageSearchConnection, MessageSearchEdge, searchQuery } from './search.ts';
@@ -25,10 +26,12 @@ export const resolvers: Resolvers = {
   Query: { ...Query, ...searchQuery },
   Node,
   Mutation: { ...Mutation, ...membershipMutations, ...announcementMutations, ...editMutations, ...reactionMutations, ...threadMutations, ...starMutations, ...pinMutations },
-  Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields, ...conversationPinFields },
+  Conversation: { ...Conversation, ...conversationMembershipFields, ...conversationInboxFields, ...conversationPinFields, ...conversationMentionFields },
   PinnedMessageConnection,
   PinnedMessageEdge,
-  Viewer: { ...Viewer, ...viewerAnnouncementFields, ...viewerStarFields },
+  Viewer: { ...Viewer, ...viewerAnnouncementFields, ...viewerStarFields, ...viewerMentionFields },
+  MentionConnection,
+  MentionEdge,
   StarredMessageConnection,
   StarredMessageEdge,
   ConversationConnection,
@@ -41,7 +44,7 @@ export const resolvers: Resolvers = {
   AnnouncementEdge,
   MessageConnection,
   MessageEdge,
-  Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields, ...messageStarFields },
+  Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields, ...messageStarFields, ...messageMentionFields },
   MessageEditConnection,
   MessageEditEdge,
   ThreadConnection,

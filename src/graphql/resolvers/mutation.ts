@@ -12,12 +12,15 @@ import { hideMessages } from '../../store/hides.ts';
 import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
-import { findByClientId, type ReplyTarget, sendMessage } from '../../store/sends.ts';
+import { findByClientId, type MentionsToStore, type ReplyTarget, sendMessage } from '../../store/sends.ts';
+import { findMentionFacts } from '../../store/mentions.ts';
+import { distinctMentions, MAX_MENTIONED_USERS, mayMentionEveryone } from '../../history/mentionRule.ts';
+import type { SqlRunner } from '../../db/runner.ts';
 import { conversationGlobalId, decodeMessageId } from '../../history/globalId.ts';
 import type { Loaders } from '../loaders.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden, notFound } from '../errors.ts';
-import type { MutationResolvers } from '../generated/resolvers.ts';
+import type { MutationResolvers, SendMessageInput } from '../generated/resolvers.ts';
 import { checkedTitle, checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
 import { conversationNotFound, freshConversation, messageKeyOf, messageNotFound } from './lookups.ts';
 
@@ -58,6 +61,39 @@ async function replyTarget(loaders: Loaders, convId: string, replyToMessageId: s
   return { replyToSeq: original.seq, threadRootSeq: original.threadRootSeq ?? original.seq };
 }
 
+/**
+ * Who a send mentions: `mentionUserIds` (each a member; at most
+ * MAX_MENTIONED_USERS distinct, repeats counting once) and everyone (the
+ * group's owner and admins only). One statement, and only when the send
+ * mentions anyone. `NOT_FOUND` for a sender who is not a member, who learns
+ * nothing about who is.
+ */
+async function mentionsToStore(db: SqlRunner, viewerId: string, admin: boolean, convId: string, input: SendMessageInput): Promise<MentionsToStore> {
+  const given = input.mentionUserIds ?? [];
+  const everyone = input.mentionEveryone === true;
+  if (given.length === 0 && !everyone) return { userIds: [], everyone: false };
+  for (const id of given) checkUserId('mentionUserIds', id);
+  const userIds = distinctMentions(given);
+  if (userIds === null) {
+    throw badUserInput(`Argument \`mentionUserIds\` may name at most ${MAX_MENTIONED_USERS} distinct users, got ${new Set(given).size}.`, 'mentionUserIds');
+  }
+  const facts = await findMentionFacts(db, viewerId, convId, userIds);
+  if (facts.kind === 'not-found') throw conversationNotFound(input.conversationId);
+  if (everyone && !mayMentionEveryone({ conversationKind: facts.conversationKind, senderRole: facts.senderRole, admin })) {
+    throw forbidden(
+      facts.conversationKind === 'direct'
+        ? 'A direct conversation has no `mentionEveryone`: name the other person in `mentionUserIds`.'
+        : "Only the group's owner and admins may mention everyone (`mentionEveryone`).",
+    );
+  }
+  const memberIds = new Set(facts.memberIds);
+  const stranger = userIds.find((id) => !memberIds.has(id));
+  if (stranger !== undefined) {
+    throw badUserInput(`Argument \`mentionUserIds\` must name members of this conversation; ${echo(stranger)} is not one.`, 'mentionUserIds');
+  }
+  return { userIds, everyone };
+}
+
 export const Mutation: MutationResolvers = {
   createConversation: async (_root, { input }, context) => {
     const { viewerId, loaders } = viewerOf(context);
@@ -79,7 +115,7 @@ export const Mutation: MutationResolvers = {
   },
 
   sendMessage: async (_root, { input }, context) => {
-    const { viewerId, loaders } = viewerOf(context);
+    const { viewerId, admin, loaders } = viewerOf(context);
     const convId = conversationUuid(input.conversationId);
     const idLength = codePointLength(input.clientMsgId, MAX_CLIENT_MSG_ID);
     if (idLength === 0 || idLength > MAX_CLIENT_MSG_ID || !isStorable(input.clientMsgId)) {
@@ -91,16 +127,17 @@ export const Mutation: MutationResolvers = {
     const problem = textProblem(input.text);
     if (problem !== null) throw badUserInput(problem, 'text');
     let reply: ReplyTarget | null = null;
-    if (input.replyToMessageId != null) {
-      try {
-        reply = await replyTarget(loaders, convId, input.replyToMessageId);
-      } catch (refusal) {
-        // A retry whose original was revoked or hidden since the first copy
-        // was stored still answers that copy (the send below finds it).
-        if ((await findByClientId(context.db, convId, viewerId, input.clientMsgId)) === null) throw refusal;
-      }
+    let mentions: MentionsToStore = { userIds: [], everyone: false };
+    try {
+      if (input.replyToMessageId != null) reply = await replyTarget(loaders, convId, input.replyToMessageId);
+      mentions = await mentionsToStore(context.db, viewerId, admin, convId, input);
+    } catch (refusal) {
+      // A retry whose reply target was revoked or hidden, or whose mentioned
+      // user left, since the first copy was stored still answers that copy
+      // (the send below finds it).
+      if ((await findByClientId(context.db, convId, viewerId, input.clientMsgId)) === null) throw refusal;
     }
-    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply);
+    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply, mentions);
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
