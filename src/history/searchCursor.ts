@@ -2,8 +2,9 @@
  * Search cursors. Hits are ordered newest first: creation time (in whole
  * microseconds, PostgreSQL's precision), then conversation id, then seq, all
  * descending, so a position is that triple. A cursor also carries a checksum
- * of the search it came from (the query's normalized words and the
- * conversation it was narrowed to): it is only valid for the same search.
+ * of the search it came from (the query's normalized words, the
+ * conversation it was narrowed to and the filter's conditions): it is only
+ * valid for the same search.
  */
 import { fnv1a32 } from './checksum.ts';
 import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
@@ -19,9 +20,15 @@ export interface SearchPosition {
 
 const PREFIX = 's1';
 
-/** What a search cursor is valid for: the query's key and the conversation it is narrowed to (or none). */
-export function searchScopeKey(queryKey: string, convId: string | null): string {
-  return fnv1a32(`${convId ?? '*'}\n${queryKey}`).toString(36);
+/**
+ * What a search cursor is valid for: the query's key (null: no words), the
+ * conversation it is narrowed to (or none) and the key of its filter's
+ * conditions ('' for none; `messageFilterKey`). A search of words alone
+ * keeps the key it had before filters existed, so its cursors stay valid.
+ */
+export function searchScopeKey(queryKey: string | null, convId: string | null, filterKey = ''): string {
+  const words = `${convId ?? '*'}\n${queryKey ?? ''}`;
+  return fnv1a32(queryKey !== null && filterKey === '' ? words : `${words}\n${filterKey}`).toString(36);
 }
 
 /** The cursor of `position` in the search `scopeKey`. */

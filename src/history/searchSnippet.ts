@@ -93,9 +93,11 @@ function codePointBoundary(text: string, index: number): number {
  * The snippet of `text` for `query`: the whole text when it is short,
  * otherwise about `SNIPPET_LENGTH` code units from a little before the first
  * match, with `…` where text was cut. Highlights index into the snippet.
+ * With no query (a search by filter alone) there is nothing to highlight:
+ * the text from its start, cut the same way.
  */
-export function searchSnippet(text: string, query: SearchQuery): Snippet {
-  const ranges = matchRanges(text, query);
+export function searchSnippet(text: string, query: SearchQuery | null): Snippet {
+  const ranges = query === null ? [] : matchRanges(text, query);
   if (text.length <= SNIPPET_LENGTH) return { text, highlights: ranges };
   const first = ranges[0]?.start ?? 0;
   let start = codePointBoundary(text, Math.max(0, Math.min(first - LEAD, text.length - SNIPPET_LENGTH)));

@@ -189,6 +189,30 @@ describe('Search snippets', () => {
   });
 });
 
+describe('Search snippets without words (a search by filter alone)', () => {
+  it('keeps a short text whole, with nothing highlighted', () => {
+    expect(searchSnippet('周末去爬山吗', null)).toEqual({ text: '周末去爬山吗', highlights: [] });
+    expect(searchSnippet('', null)).toEqual({ text: '', highlights: [] });
+  });
+
+  it('keeps a text of exactly the snippet length whole', () => {
+    const text = 'z'.repeat(SNIPPET_LENGTH);
+    expect(searchSnippet(text, null)).toEqual({ text, highlights: [] });
+  });
+
+  it('shows a long text from its start, cut at the snippet length with one ellipsis', () => {
+    const text = `${'a'.repeat(SNIPPET_LENGTH)}b`;
+    expect(searchSnippet(text, null)).toEqual({ text: `${'a'.repeat(SNIPPET_LENGTH)}…`, highlights: [] });
+  });
+
+  it('never cuts a surrogate pair in half at the end', () => {
+    const text = `x${'😀'.repeat(SNIPPET_LENGTH)}`;
+    const snippet = searchSnippet(text, null);
+    expect(snippet.text).toBe(`x${'😀'.repeat((SNIPPET_LENGTH - 2) / 2)}…`);
+    expect(snippet.highlights).toEqual([]);
+  });
+});
+
 describe('Search cursors', () => {
   const scope = searchScopeKey(queryOf('消息').key, null);
   const position = { createdMicros: 1_764_000_000_123_456, convId: CONV, seq: 42 };
@@ -201,6 +225,25 @@ describe('Search cursors', () => {
     const cursor = encodeSearchCursor(scope, position);
     expect(decodeSearchCursor(searchScopeKey(queryOf('漫游').key, null), cursor)).toBeNull();
     expect(decodeSearchCursor(searchScopeKey(queryOf('消息').key, CONV), cursor)).toBeNull();
+  });
+
+  it('keeps the scope of a search of words alone as it was before filters, so those cursors stay valid', () => {
+    expect(searchScopeKey(queryOf('消息').key, null, '')).toBe(scope);
+    expect(decodeSearchCursor(searchScopeKey(queryOf('消息').key, null), encodeSearchCursor(scope, position))).toEqual(position);
+  });
+
+  it('rejects a cursor of another filter, of the same filter without the words, or of no filter', () => {
+    const filtered = searchScopeKey(queryOf('消息').key, null, '[["starred",true]]');
+    const cursor = encodeSearchCursor(filtered, position);
+    expect(decodeSearchCursor(filtered, cursor)).toEqual(position);
+    expect(decodeSearchCursor(scope, cursor)).toBeNull();
+    expect(decodeSearchCursor(searchScopeKey(queryOf('消息').key, null, '[["starred",false]]'), cursor)).toBeNull();
+    expect(decodeSearchCursor(searchScopeKey(null, null, '[["starred",true]]'), cursor)).toBeNull();
+  });
+
+  it('tells a search by conversation alone, without words, from every search of words', () => {
+    expect(searchScopeKey(null, CONV, '')).not.toBe(searchScopeKey(queryOf('消息').key, CONV, ''));
+    expect(searchScopeKey(null, CONV, '')).not.toBe(searchScopeKey(null, null, ''));
   });
 
   it('accepts the cursor of the same words in another spelling', () => {
