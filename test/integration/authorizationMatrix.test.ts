@@ -21,7 +21,7 @@ const rootFields = [
 
 /** Root fields that never reach another user's conversation data, and why. */
 const EXEMPT: Record<string, string> = {
-  'Query.viewer': "answers only the caller's own id, inbox (their memberships; inbox.test.ts) and announcements",
+  'Query.viewer': "answers only the caller's own id, inbox (their memberships; inbox.test.ts), announcements, starred messages and mentions (stars.test.ts, mentions.test.ts: a conversation left drops out)",
   'Mutation.publishAnnouncement': 'admin only (FORBIDDEN otherwise); announcements are for every user',
   'Mutation.markAnnouncementsRead': "moves only the caller's own read-up-to instant",
   'Mutation.createConversation': 'creates a new conversation owned by the caller',
@@ -46,7 +46,8 @@ interface Target {
 const MESSAGE_THREAD_FIELDS = `editedAt edits { edges { cursor node { text editedAt } } }
   replyTo { content { ... on TextContent { text } } } replyToUnavailable threadRoot { seq }
   replyCount replies(last: 5) { edges { node { content { ... on TextContent { text } } } } }
-  threadUnreadCount reactions { reaction count reactedByMe users { edges { node { id } } } }`;
+  threadUnreadCount reactions { reaction count reactedByMe users { edges { node { id } } } }
+  mentions { id } mentionsEveryone`;
 
 /** For each root field, operations that aim it at `target`. */
 const CASES: Record<string, (t: Target) => { query: string; variables: Record<string, unknown> }[]> = {
@@ -58,6 +59,7 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { conversation(id: $id) { changes { changes { kind fromSeq } cursor goneThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { retentionPolicy { days maxMessages expiredThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { lastMessage { seq } unreadCount lastActivityAt myRole historyVisibility } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!) { conversation(id: $id) { unreadMentionCount } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { firstUnreadMessage { seq content { ... on TextContent { text } } } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { membersMayPin pinnedMessages { edges { pinnedBy { id } node { seq } } } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { messages(aroundFirstUnread: true) { edges { node { seq } } firstUnreadSeq } } }', variables: { id: t.conversationId } },
@@ -97,6 +99,9 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
       query: 'mutation ($id: ID!, $m: ID!) { sendMessage(input: { conversationId: $id, clientMsgId: "intruder-reply", text: "hi", replyToMessageId: $m }) { message { seq } } }',
       variables: { id: t.conversationId, m: t.messageId },
     },
+    // A member naming a non-member would be BAD_USER_INPUT, and mentioning everyone FORBIDDEN: a non-member must learn neither.
+    { query: 'mutation ($id: ID!) { sendMessage(input: { conversationId: $id, clientMsgId: "intruder-mention", text: "hi", mentionUserIds: ["bob", "dave"] }) { message { seq } } }', variables: { id: t.conversationId } },
+    { query: 'mutation ($id: ID!) { sendMessage(input: { conversationId: $id, clientMsgId: "intruder-all", text: "hi", mentionEveryone: true }) { message { seq } } }', variables: { id: t.conversationId } },
   ],
   'Mutation.editMessage': (t) => [
     { query: 'mutation ($id: ID!) { editMessage(input: { messageId: $id, text: "hijacked" }) { message { seq editedAt } } }', variables: { id: t.messageId } },
@@ -158,7 +163,8 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
 const EDIT = 'mutation ($id: ID!, $text: String!) { editMessage(input: { messageId: $id, text: $text }) { message { seq } } }';
 const REACT = 'mutation ($id: ID!, $r: String!) { addReaction(input: { messageId: $id, reaction: $r }) { message { seq } } }';
 const UNREACT = 'mutation ($id: ID!, $r: String!) { removeReaction(input: { messageId: $id, reaction: $r }) { message { seq } } }';
-const REPLY = 'mutation ($c: ID!, $m: ID!) { sendMessage(input: { conversationId: $c, clientMsgId: "reply", text: "confirmed: the launch code is 0451", replyToMessageId: $m }) { message { id } } }';
+const REPLY =
+  'mutation ($c: ID!, $m: ID!) { sendMessage(input: { conversationId: $c, clientMsgId: "reply", text: "confirmed: the launch code is 0451", replyToMessageId: $m, mentionUserIds: ["alice"] }) { message { id } } }';
 const MARK_THREAD_READ = 'mutation ($id: ID!, $seq: Seq!) { markThreadRead(input: { messageId: $id, seq: $seq }) { message { seq threadUnreadCount } } }';
 
 /** Subscription fields, aimed at `target` over WebSocket. */
@@ -186,8 +192,8 @@ describe.each(backends)('Authorization matrix (%s)', (backend) => {
   let probes = 0;
   const STATE = `query ($id: ID!) { conversation(id: $id) { maxSeq readSeq messages(last: 10) { edges { node {
     seq editedAt content { __typename ... on TextContent { text } } edits { edges { node { text } } }
-    replyCount threadUnreadCount reactions { reaction count users { edges { node { id } } } }
-  } } } } }`;
+    replyCount threadUnreadCount reactions { reaction count users { edges { node { id } } } } mentions { id }
+  } } } unreadMentionCount } }`;
 
   beforeAll(async () => {
     harness = await startHarness(backend);
