@@ -94,6 +94,20 @@ describe.each(backends)('Mentions (%s)', (backend) => {
     expect((await alice.gql(MAX_SEQ, { id: group.id })).data.conversation.maxSeq).toBe(before);
   });
 
+  it('answers a retry with the first copy even after a mentioned member left', async () => {
+    const bob = await someone();
+    const group = await createGroup(alice, [bob.userId]);
+    const variables = { c: group.id, k: `retry-${++k}`, t: 'hi bob', ids: [bob.userId], all: null };
+    const first = await alice.gql(SEND, variables);
+    expect(first.data.sendMessage.deduplicated).toBe(false);
+    expect((await bob.gql(LEAVE, { c: group.id })).errors).toBeUndefined();
+    const retry = await alice.gql(SEND, variables);
+    expect(retry.errors).toBeUndefined();
+    expect(retry.data.sendMessage).toEqual({ deduplicated: true, message: first.data.sendMessage.message });
+    // A new message naming them is refused.
+    expect(codes(await alice.gql(SEND, { ...variables, k: `retry-${++k}` }))).toEqual(['BAD_USER_INPUT']);
+  });
+
   it('lets only the owner and admins mention everyone, and never in a direct conversation', async () => {
     const bob = await someone();
     const group = await createGroup(alice, [bob.userId]);
