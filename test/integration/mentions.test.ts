@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type Harness, startHarness } from '../helpers/harness.ts';
+import { type LiveClient, liveClient, untilLive } from '../helpers/liveClient.ts';
 import { CLEAR, createGroup, DELETE_FOR_ME, MARK_READ, REVOKE, send } from '../helpers/operations.ts';
 
 const SEND = `mutation ($c: ID!, $k: String!, $t: String!, $ids: [ID!], $all: Boolean) {
@@ -36,7 +37,11 @@ describe.each(backends)('Mentions (%s)', (backend) => {
     harness = await startHarness(backend);
     alice = await harness.client('alice');
   });
-  afterAll(() => harness.close());
+  const sockets: LiveClient[] = [];
+  afterAll(async () => {
+    await Promise.all(sockets.map((socket) => socket.dispose()));
+    await harness.close();
+  });
 
   let k = 0;
   const mention = async (client: Client, conversationId: string, text: string, ids: string[] | null, all: boolean | null = null) => {
@@ -185,6 +190,22 @@ describe.each(backends)('Mentions (%s)', (backend) => {
     expect((await alice.gql(ADD, { c: one.id, u: [dave.userId] })).errors).toBeUndefined();
     expect(await mentionIds(dave)).toEqual([e.id]);
     expect(await unreadMentions(dave, one.id)).toBe(1);
+  });
+
+  it('delivers who a message mentions with its live event', async () => {
+    const bob = await someone();
+    const group = await createGroup(alice, [bob.userId]);
+    const socket = liveClient(harness.server.url, { authorization: `Bearer ${bob.token}` });
+    sockets.push(socket);
+    const events = socket.subscribe(
+      'subscription ($id: ID!) { conversationEvents(conversationId: $id) { kind seq message { mentions { id } mentionsEveryone } } }',
+      { id: group.id },
+    );
+    await untilLive(events, async () => (await send(alice, group.id, 'poke')).seq);
+    const m = await sent(alice, group.id, 'live mention', [bob.userId], true);
+    let event = (await events.next()).data.conversationEvents;
+    while (event.seq !== m.seq) event = (await events.next()).data.conversationEvents;
+    expect(event).toEqual({ kind: 'MESSAGE_SENT', seq: m.seq, message: { mentions: [{ id: bob.userId }], mentionsEveryone: true } });
   });
 
   it('refuses a cursor that is not one of the mentions list', async () => {
