@@ -50,7 +50,12 @@ interface SendValues {
   mentionEveryone: boolean;
 }
 
-const send = statement<SendValues>(
+/**
+ * The send statement; `mentioning`: with the insert of its mentions. Two
+ * prepared statements, so a send that mentions no one (nearly all) runs
+ * exactly the statement it ran before mentions existed.
+ */
+const sendStatement = (mentioning: boolean) => statement<SendValues>(
   (v) => sql`with ${conv} as (
           update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + 1, ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
           where ${c.id} = ${v.convId}
@@ -62,13 +67,16 @@ const send = statement<SendValues>(
           insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt, messages.replyToSeq, messages.threadRootSeq)})
           select ${conv.id}, ${conv.maxSeq}, ${v.senderId}, ${v.clientMsgId}, ${conv.lastActivityAt}, ${v.replyToSeq}::int8, ${v.threadRootSeq}::int8 from ${conv}
           returning *),
+        ${mentioning ? sql`mentioned as (${insertMentions(m, v.mentionUserIds, sql`${v.mentionEveryone}::boolean`)}),` : sql``}
         -- The search index entry is the body row's own column: in step by construction.
         body as (
           insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
-          select ${m.convId}, ${m.seq}, ${v.text}, ${v.searchTerms}::tsvector from ${m}),
-        mentioned as (${insertMentions(m, v.mentionUserIds, sql`${v.mentionEveryone}::boolean`)})
+          select ${m.convId}, ${m.seq}, ${v.text}, ${v.searchTerms}::tsvector from ${m})
         select ${messageColumns(m)} from ${m}`,
 );
+
+const send = sendStatement(false);
+const sendMentioning = sendStatement(true);
 
 /** What a reply points at: the message it answers and its thread's root (both earlier seqs of the same conversation). */
 export interface ReplyTarget {
@@ -102,8 +110,9 @@ export async function sendMessage(
 ): Promise<SendOutcome> {
   let rows: MessageRow[];
   try {
+    const mentioning = mentions.userIds.length > 0 || mentions.everyone;
     rows = await db.rows<MessageRow>(
-      send({
+      (mentioning ? sendMentioning : send)({
         convId,
         senderId,
         clientMsgId,
