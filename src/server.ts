@@ -68,6 +68,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How long an idle HTTP connection is kept open: see `startServer`. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /**
  * Starts the server on `port` (0 picks a free one) and resolves once it
  * listens: GraphQL over HTTP, and subscriptions over WebSocket on the same
@@ -75,7 +78,12 @@ export interface RunningServer {
  */
 export async function startServer(options: ServerOptions, port: number): Promise<RunningServer> {
   const { config, client, logger } = options;
-  const httpServer = createServer();
+  // Idle keep-alive connections stay open longer than a client or load
+  // balancer keeps them (60 s is the usual balancer idle timeout), so the
+  // client, not the server, closes them. With Node's default of 5 s, a client
+  // that reused a connection just as the server closed it got ECONNRESET on
+  // a request (seen in CI on a busy box, where a client's timer ran late).
+  const httpServer = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1000 });
   const landingPage = config.landingPage
     ? ApolloServerPluginLandingPageLocalDefault({
         embed: options.sandbox ? { initialState: { sharedHeaders: { Authorization: `Bearer ${options.sandbox.token}` } } } : true,
