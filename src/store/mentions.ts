@@ -28,6 +28,7 @@ import {
   visibleTo,
 } from './sqlFragments.ts';
 import { type Slots, statement } from './statement.ts';
+import { beforeTimedStart, epochMicros, timedAfterValues, type TimedAfterValues } from './timedList.ts';
 
 /** The `user_id` of the row that mentions everyone (no user id is empty: src/history/userId.ts). */
 const EVERYONE = '';
@@ -112,22 +113,18 @@ export interface MentionRow {
   everyone: boolean;
 }
 
-interface MentionPageValues extends RetentionValues {
+interface MentionPageValues extends RetentionValues, TimedAfterValues {
   viewerId: string;
-  afterMicros: number;
-  afterConvId: string;
-  afterSeq: number;
   limit: number;
 }
 
-const MICROS = sql`(extract(epoch from ${mm.sentAt}) * 1000000)::int8`;
+const MICROS = epochMicros(mm.sentAt);
 
 /** The mention rows `mm` of `m` the viewer may see: not theirs, not revoked or erased, above their floor, not hidden from them, before the cursor. */
 function seenBy(v: Slots<MentionPageValues>): SQL {
   return sql`${m.senderId} <> ${v.viewerId} and ${m.revokedAt} is null and ${m.erasedAt} is null
     and ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v))}
-    and (${mm.sentAt}, ${mm.convId}, ${mm.seq})
-      < (timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond', ${v.afterConvId}::uuid, ${v.afterSeq}::int8)`;
+    and ${beforeTimedStart(mm.sentAt, mm.convId, mm.seq, v)}`;
 }
 
 /**
@@ -182,10 +179,7 @@ export async function scanMentions(db: SqlRunner, viewerId: string, retention: R
     mentionPage({
       ...retentionValues(retention),
       viewerId,
-      // Past every message: the year 9999 in microseconds.
-      afterMicros: after?.sentMicros ?? 253_402_300_800_000_000,
-      afterConvId: after?.convId ?? 'ffffffff-ffff-ffff-ffff-ffffffffffff',
-      afterSeq: after?.seq ?? Number.MAX_SAFE_INTEGER,
+      ...timedAfterValues(after === null ? null : { micros: after.sentMicros, convId: after.convId, seq: after.seq }),
       limit,
     }),
   );

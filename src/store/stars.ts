@@ -32,6 +32,7 @@ import {
   visibleTo,
 } from './sqlFragments.ts';
 import { statement } from './statement.ts';
+import { beforeTimedStart, epochMicros, timedAfterValues, type TimedAfterValues } from './timedList.ts';
 
 const m = alias(messages, 'm');
 const mb = alias(members, 'mb');
@@ -88,17 +89,16 @@ export interface StarredRow {
   starredAt: string;
 }
 
-const MICROS = sql`(extract(epoch from ${s.starredAt}) * 1000000)::int8`;
+const MICROS = epochMicros(s.starredAt);
 
-const starredPage = statement<RetentionValues & { viewerId: string; afterMicros: number; afterConvId: string; afterSeq: number; limit: number }>(
+const starredPage = statement<RetentionValues & TimedAfterValues & { viewerId: string; limit: number }>(
   (v) => sql`select ${messageColumns(m)}, ${MICROS} as starred_micros, ${isoTime(s.starredAt)} as starred_at
       from ${messageStars} ${s}
       join ${members} ${mb} on ${mb.convId} = ${s.convId} and ${mb.userId} = ${s.userId}
       join ${conversations} ${c} on ${c.id} = ${s.convId}
       join ${messages} ${m} on ${m.convId} = ${s.convId} and ${m.seq} = ${s.seq}
       where ${s.userId} = ${v.viewerId}
-        -- A row comparison in the user index's order: the page starts with one index probe.
-        and (${s.starredAt}, ${s.convId}, ${s.seq}) < (timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond', ${v.afterConvId}::uuid, ${v.afterSeq}::int8)
+        and ${beforeTimedStart(s.starredAt, s.convId, s.seq, v)}
         and ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v))}
       order by ${s.starredAt} desc, ${s.convId} desc, ${s.seq} desc
       limit ${v.limit}`,
@@ -114,10 +114,7 @@ export async function scanStarred(db: SqlRunner, viewerId: string, retention: Re
     starredPage({
       ...retentionValues(retention),
       viewerId,
-      // Past every star: the year 9999 in microseconds.
-      afterMicros: after?.starredMicros ?? 253_402_300_800_000_000,
-      afterConvId: after?.convId ?? 'ffffffff-ffff-ffff-ffff-ffffffffffff',
-      afterSeq: after?.seq ?? Number.MAX_SAFE_INTEGER,
+      ...timedAfterValues(after === null ? null : { micros: after.starredMicros, convId: after.convId, seq: after.seq }),
       limit,
     }),
   );
