@@ -1,11 +1,14 @@
 /**
  * examples/web end to end: the built page in headless Chromium (Debian's
  * `chromium`, driven by playwright-core) against the real server on PGlite.
- * Inbox badges, the newest page with a revoked placeholder, infinite scroll
- * upward, a permalink jump, a live message, a send, search, and edits,
- * replies, threads and reactions (the page's own and live ones), on a server
- * that runs only trusted documents (the page's build manifest). Screenshots
- * go to test/browser/screenshots/ (git-ignored).
+ * Inbox badges (unread and mention counts), opening at the first unread
+ * message with the "new messages" line, a revoked placeholder, infinite
+ * scroll both ways, a permalink jump, a live message, a send, search, edits,
+ * replies, threads and reactions (the page's own and live ones), stars and
+ * the Starred view, pins and the pins strip, mentions (highlighted, listed,
+ * sent from the composer) and "mark unread from here", on a server that runs
+ * only trusted documents (the page's build manifest). Screenshots go to
+ * test/browser/screenshots/ (git-ignored).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,19 +17,27 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, type Harness, startHarness } from '../helpers/harness.ts';
-import { CREATE_GROUP, createGroup, REVOKE, SEND, send } from '../helpers/operations.ts';
+import { CREATE_GROUP, createGroup, MARK_READ, REVOKE, SEND, send } from '../helpers/operations.ts';
 import { CHROMIUM, DIST, ensureExampleBuilt, MANIFEST, ROOT, serveStatic } from './webExample.ts';
 
 const SCREENSHOTS = join(ROOT, 'test/browser/screenshots');
-const INBOX = `query { viewer { conversations(first: 10) { edges { node { id unreadCount } } } } }`;
+const INBOX = `query { viewer { conversations(first: 10) { edges { node { id unreadCount unreadMentionCount } } } } }`;
 const OPEN_DIRECT = `mutation ($userId: ID!) { openDirectConversation(userId: $userId) { conversation { id } } }`;
 const GROUP_MESSAGES = 120;
 const SEARCH_SEQ = 40; // "kangaroo": found by search, far from the newest page
 const PERMALINK_SEQ = 20;
 const REVOKED_SEQ = 118;
+const READ_UP_TO = 80; // Alice has read the group this far
+const FIRST_UNREAD_SEQ = 82; // Bob's first message after it (81 is Alice's own)
+const MENTION_SEQS = [50, 84, 90, 96]; // Bob's messages that name Alice: one read, three unread
 const UNLISTED = 'query Unlisted { viewer { id } }';
 const EDIT = `mutation Edit($messageId: ID!, $text: String!) { editMessage(input: { messageId: $messageId, text: $text }) { message { id editedAt } } }`;
 const REACT = `mutation React($messageId: ID!, $reaction: String!) { addReaction(input: { messageId: $messageId, reaction: $reaction }) { message { id } } }`;
+const SEND_MENTIONING = `mutation SendMentioning($conversationId: ID!, $clientMsgId: String!, $text: String!, $mentionUserIds: [ID!]) {
+  sendMessage(input: { conversationId: $conversationId, clientMsgId: $clientMsgId, text: $text, mentionUserIds: $mentionUserIds }) { message { id seq } }
+}`;
+const PIN = `mutation Pin($messageId: ID!) { pinMessage(input: { messageId: $messageId }) { conversation { id } } }`;
+const BOBS_MENTIONS = `query BobsMentions { viewer { mentions(first: 5) { edges { everyone node { id mentions { id } } } } } }`;
 const REPLY = `mutation Reply($conversationId: ID!, $clientMsgId: String!, $text: String!, $replyTo: ID!) {
   sendMessage(input: { conversationId: $conversationId, clientMsgId: $clientMsgId, text: $text, replyToMessageId: $replyTo }) { message { id seq } }
 }`;
@@ -37,7 +48,7 @@ const REPLY = `mutation Reply($conversationId: ID!, $clientMsgId: String!, $text
  */
 function trustedManifest(folder: string): string {
   const page = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>;
-  const setup = [CREATE_GROUP, SEND, REVOKE, OPEN_DIRECT, INBOX, EDIT, REACT, REPLY];
+  const setup = [CREATE_GROUP, SEND, REVOKE, OPEN_DIRECT, INBOX, EDIT, REACT, REPLY, SEND_MENTIONING, MARK_READ, PIN, BOBS_MENTIONS];
   const entries = setup.map((text) => [`sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`, text]);
   const path = join(folder, 'persisted-documents.json');
   writeFileSync(path, JSON.stringify({ ...page, ...Object.fromEntries(entries) }, null, 2));
@@ -62,6 +73,9 @@ describe('examples/web in headless Chromium', () => {
   let bob: Client;
   let groupId: string;
   let directId: string;
+  let bobsGroupId: string;
+  /** Bob's message that Alice stars, pins and marks unread from. */
+  let keep: { id: string; seq: number };
   const ids = new Map<number, string>();
   const pageErrors: string[] = [];
   /** Every operation text the page sent (HTTP and WebSocket), to check against the trusted-documents manifest. */
@@ -87,6 +101,29 @@ describe('examples/web in headless Chromium', () => {
   /** Resolves once the page has run its pending renders (two animation frames). */
   const rendered = () => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   const inboxItem = (id: string) => page.locator(`[data-testid=inbox] li[data-conversation-id="${id}"]`);
+  /** Alice's unread and mention counts of each conversation, as the server says now. */
+  const inboxCounts = async () =>
+    new Map<string, { unreadCount: number; unreadMentionCount: number }>(
+      (await alice.gql(INBOX)).data.viewer.conversations.edges.map((e: { node: { id: string; unreadCount: number; unreadMentionCount: number } }) => [e.node.id, e.node]),
+    );
+  /** The seq of the message right below the "new messages" line (the line must be shown once). */
+  const seqBelowLine = async () => {
+    expect(await page.getByTestId('unread-line').count()).toBe(1);
+    return Number(await page.locator('[data-testid=unread-line] + li').getAttribute('data-seq'));
+  };
+  /** The seqs of the messages shown as mentioning Alice. */
+  const mentionedSeqs = () => page.$$eval('[data-testid=messages] li.mentioned', (els) => els.map((el) => Number((el as HTMLElement).dataset.seq)));
+  /** The message ids of the pins strip, in order. */
+  const pinnedIds = () => page.$$eval('[data-testid=pins] li', (els) => els.map((el) => (el as HTMLElement).dataset.messageId));
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  /** Opens `hash` once the page's subscriptions are those of the view it shows, and the server counts it: events sent after this arrive live. */
+  const openLive = async (hash: string, shown: string) => {
+    const before = openOnPage();
+    await page.evaluate((h) => (window.location.hash = h), hash);
+    await page.locator(shown).waitFor();
+    await expect.poll(() => openOnPage().map((id) => (before.includes(id) ? 'the last view’s' : 'new'))).toEqual(['new']);
+    await expect.poll(() => harness.openSubscriptions(), { timeout: 10_000 }).toBe(1);
+  };
   /** Whether `selector` lies fully inside the scrolling message list's visible area. */
   const inView = (selector: string) =>
     page.$eval(selector, (el) => {
@@ -102,19 +139,31 @@ describe('examples/web in headless Chromium', () => {
     alice = await harness.client('alice');
     bob = await harness.client('bob');
 
-    // A group of 120 messages from two users (seq 118 revoked), and a direct conversation with 3 unread.
+    // A group of 120 messages from two users (seq 118 revoked; four of Bob's name Alice), read by Alice
+    // up to seq 80; a direct conversation with 3 unread; and Bob's own group, where Alice may not pin.
     groupId = (await createGroup(alice, ['bob'], 'Project chat')).id;
     for (let seq = 1; seq <= GROUP_MESSAGES; seq++) {
       const from = seq % 2 === 0 ? bob : alice;
-      const text = seq === SEARCH_SEQ ? 'The quarterly kangaroo report is ready for review' : `Message ${seq} from ${from.userId}`;
-      const sent = await send(from, groupId, text, `seed-${seq}`);
+      let sent: { id: string; seq: number };
+      if (MENTION_SEQS.includes(seq)) {
+        const text = `@alice, message ${seq} from bob needs you`;
+        const response = await bob.gql(SEND_MENTIONING, { conversationId: groupId, clientMsgId: `seed-${seq}`, text, mentionUserIds: ['alice'] });
+        expect(response.errors).toBeUndefined();
+        sent = response.data.sendMessage.message;
+      } else {
+        const text = seq === SEARCH_SEQ ? 'The quarterly kangaroo report is ready for review' : `Message ${seq} from ${from.userId}`;
+        sent = await send(from, groupId, text, `seed-${seq}`);
+      }
       expect(sent.seq).toBe(seq);
       ids.set(seq, sent.id);
     }
     const revoked = await bob.gql(REVOKE, { messageId: ids.get(REVOKED_SEQ) });
     expect(revoked.errors).toBeUndefined();
+    expect((await alice.gql(MARK_READ, { conversationId: groupId, seq: READ_UP_TO })).errors).toBeUndefined();
     directId = (await bob.gql(OPEN_DIRECT, { userId: 'alice' })).data.openDirectConversation.conversation.id;
     for (const text of ['Hi Alice', 'Are you there?', 'Lunch at noon?']) await send(bob, directId, text);
+    bobsGroupId = (await createGroup(bob, ['alice'], 'Bob’s group')).id;
+    await send(bob, bobsGroupId, 'Pin me if you can');
 
     site = await serveStatic(DIST);
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -159,31 +208,50 @@ describe('examples/web in headless Chromium', () => {
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
-  it('lists both conversations with their unread badges', async () => {
-    const expected = new Map<string, number>(
-      (await alice.gql(INBOX)).data.viewer.conversations.edges.map((e: { node: { id: string; unreadCount: number } }) => [e.node.id, e.node.unreadCount]),
-    );
-    expect(expected.get(directId)).toBe(3);
-    expect(expected.get(groupId)).toBeGreaterThan(0);
+  it('lists the conversations with their unread and mention badges', async () => {
+    const expected = await inboxCounts();
+    expect(expected.get(directId)).toEqual({ id: directId, unreadCount: 3, unreadMentionCount: 0 });
+    expect(expected.get(groupId)!.unreadCount).toBeGreaterThan(0);
+    expect(expected.get(groupId)!.unreadMentionCount).toBe(3); // seq 50 was read
     await inboxItem(groupId).waitFor();
-    expect(await page.locator('[data-testid=inbox] li').count()).toBe(2);
+    expect(await page.locator('[data-testid=inbox] li').count()).toBe(3);
     expect(await inboxItem(directId).locator('[data-testid=unread]').textContent()).toBe('3');
-    expect(await inboxItem(groupId).locator('[data-testid=unread]').textContent()).toBe(String(expected.get(groupId)));
+    expect(await inboxItem(groupId).locator('[data-testid=unread]').textContent()).toBe(String(expected.get(groupId)!.unreadCount));
+    expect(await inboxItem(groupId).getByTestId('mention-count').textContent()).toBe('@3');
+    expect(await inboxItem(directId).getByTestId('mention-count').count()).toBe(0);
     expect(await inboxItem(groupId).locator('.name').textContent()).toBe('Project chat');
     expect(await inboxItem(directId).locator('.name').textContent()).toBe('bob');
+    expect(await inboxItem(bobsGroupId).locator('.name').textContent()).toBe('Bob’s group');
     await shot('inbox');
   });
 
-  it('opens the group on its newest page, with the revoked placeholder, and marks it read', async () => {
+  it('opens the group at its first unread message under the "new messages" line, highlights the mentions, and clears the badges as it is read', async () => {
     await inboxItem(groupId).locator('a').click();
-    await page.locator(`li[data-seq="${GROUP_MESSAGES}"]`).waitFor();
-    const seqs = await seqsShown();
-    expect(seqs.at(-1)).toBe(GROUP_MESSAGES);
-    expect(Math.min(...seqs)).toBeGreaterThan(1);
+    await page.getByTestId('unread-line').waitFor();
+    expect(await seqBelowLine()).toBe(FIRST_UNREAD_SEQ);
+    expect(await inView('[data-testid=unread-line]')).toBe(true);
+    // One request: 10 read messages above the line and 20 below it, not the newest page.
+    expect(await seqsShown()).toEqual(range(FIRST_UNREAD_SEQ - 10, FIRST_UNREAD_SEQ + 20));
+    expect(await mentionedSeqs()).toEqual(MENTION_SEQS.filter((seq) => seq > READ_UP_TO));
+    expect(await page.locator(`li[data-seq="${MENTION_SEQS[1]}"] [data-testid=mentions]`).textContent()).toBe('@alice');
+    // Shown is read, up to seq 102: every mention is read, not yet every message.
+    await inboxItem(groupId).getByTestId('mention-count').waitFor({ state: 'detached' });
+    await expect.poll(async () => (await inboxCounts()).get(groupId)!.unreadMentionCount).toBe(0);
+    expect((await inboxCounts()).get(groupId)!.unreadCount).toBeGreaterThan(0);
+    expect(await inboxItem(groupId).locator('[data-testid=unread]').count()).toBe(1);
+    await shot('first-unread');
+    // Scrolling down pages on from the jump to the newest message, which marks everything read.
+    for (;;) {
+      await messages().getByText(/^Loading newer messages…$/).waitFor({ state: 'detached' });
+      if (await page.locator(`li[data-seq="${GROUP_MESSAGES}"]`).count()) break;
+      const newest = Math.max(...(await seqsShown()));
+      await messages().evaluate((el) => (el.scrollTop = el.scrollHeight));
+      await page.locator(`li[data-seq="${newest + 1}"]`).waitFor({ state: 'attached' });
+    }
+    expect(await seqsShown()).toEqual(range(FIRST_UNREAD_SEQ - 10, GROUP_MESSAGES));
     await page.locator(`li[data-seq="${REVOKED_SEQ}"] [data-testid=revoked]`).waitFor();
     expect(await page.locator(`li[data-seq="${REVOKED_SEQ}"]`).textContent()).toContain('This message was revoked');
-    expect(await inView(`li[data-seq="${GROUP_MESSAGES}"]`)).toBe(true);
-    // Opening it marks the newest message read: the badge goes.
+    expect(await seqBelowLine()).toBe(FIRST_UNREAD_SEQ); // the line stays where the reading started
     await inboxItem(groupId).locator('[data-testid=unread]').waitFor({ state: 'detached' });
   });
 
@@ -249,7 +317,11 @@ describe('examples/web in headless Chromium', () => {
     // Alice's own send shows once (from the live event or the catch-up after the mutation, never both).
     const ownText = 'Thanks Bob, sent from the page';
     await page.getByRole('textbox', { name: 'Message' }).fill(ownText);
-    const caughtUp = page.waitForResponse((response) => response.request().postDataJSON()?.operationName === 'MessagesAfter');
+    // The catch-up after a send: the page after the list's end.
+    const caughtUp = page.waitForResponse((response) => {
+      const body = response.request().postDataJSON();
+      return body?.operationName === 'ConversationPage' && body.variables.after != null;
+    });
     await page.getByRole('button', { name: 'Send' }).click();
     const own = page.locator('li.message.own', { hasText: ownText });
     await own.waitFor();
@@ -351,6 +423,113 @@ describe('examples/web in headless Chromium', () => {
     expect(await party.textContent()).toBe('🎉 1'); // Bob's stays
   });
 
+  it('stars a message from its row, and the Starred view lists it and jumps to it', async () => {
+    const starred = page.getByTestId('starred');
+    await page.getByRole('link', { name: 'Starred' }).click();
+    await starred.getByText(/^Nothing starred/).waitFor();
+    // Sent once the group is closed, so it stays unread.
+    keep = await send(bob, groupId, 'Keep this: the launch checklist', 'star-me');
+    // The group opens at Bob's new message, its one unread.
+    await inboxItem(groupId).locator('a').click();
+    const row = page.locator(`[data-testid=messages] li[data-message-id="${keep.id}"]`);
+    await row.waitFor();
+    expect(await seqBelowLine()).toBe(keep.seq);
+    await row.getByRole('button', { name: 'Star', exact: true }).click();
+    // The answer's starredByMe turns it on.
+    await row.getByRole('button', { name: 'Unstar' }).waitFor();
+    expect(await row.getByRole('button', { name: 'Unstar' }).getAttribute('aria-pressed')).toBe('true');
+    await page.getByRole('link', { name: 'Starred' }).click();
+    await starred.locator('li').first().waitFor();
+    expect(await starred.locator('li').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.messageId))).toEqual([keep.id]);
+    expect(await starred.locator('li .snippet').textContent()).toBe('Keep this: the launch checklist');
+    await shot('starred');
+    await starred.locator('li a').click();
+    const target = page.locator(`li.highlight[data-message-id="${keep.id}"]`);
+    await target.waitFor();
+    expect(await inView(`li.highlight[data-message-id="${keep.id}"]`)).toBe(true);
+    // Unstarred where it was jumped to, it leaves the list.
+    await target.getByRole('button', { name: 'Unstar' }).click();
+    await target.getByRole('button', { name: 'Star', exact: true }).waitFor();
+    await page.getByRole('link', { name: 'Starred' }).click();
+    await starred.getByText(/^Nothing starred/).waitFor();
+    expect(await starred.locator('li').count()).toBe(0);
+  });
+
+  it('pins a message into the pins strip, shows a pin made elsewhere live, jumps from a pin, and says when a pin is refused', async () => {
+    await openLive(`#/c/${encodeURIComponent(groupId)}`, `[data-testid=messages] li[data-message-id="${keep.id}"]`);
+    const row = page.locator(`[data-testid=messages] li[data-message-id="${keep.id}"]`);
+    expect(await page.getByTestId('pins').count()).toBe(0);
+    await row.getByRole('button', { name: 'Pin', exact: true }).click();
+    await page.getByTestId('pins').waitFor();
+    expect(await pinnedIds()).toEqual([keep.id]);
+    await row.getByTestId('pinned').waitFor();
+    expect(await row.getByRole('button', { name: 'Unpin' }).count()).toBe(1);
+    // Alice pins the kangaroo report from another device: MESSAGE_PINNED arrives live, most recently pinned first.
+    expect((await alice.gql(PIN, { messageId: ids.get(SEARCH_SEQ) })).errors).toBeUndefined();
+    await expect.poll(pinnedIds).toEqual([ids.get(SEARCH_SEQ), keep.id]);
+    expect(await page.getByTestId('pins').locator('li').first().textContent()).toBe('bob The quarterly kangaroo report is ready for review');
+    await shot('pins');
+    await page.getByTestId('pins').locator(`li[data-message-id="${ids.get(SEARCH_SEQ)}"] a`).click();
+    const jumped = `li.highlight[data-message-id="${ids.get(SEARCH_SEQ)}"]`;
+    await page.locator(jumped).waitFor();
+    expect(await inView(jumped)).toBe(true);
+    // Unpinned where it was jumped to, it leaves the strip.
+    await page.locator(jumped).getByRole('button', { name: 'Unpin' }).click();
+    await expect.poll(pinnedIds).toEqual([keep.id]);
+    // In Bob's group only Bob (its owner) may pin: the page shows the refusal and pins nothing.
+    await inboxItem(bobsGroupId).locator('a').click();
+    const bobs = page.locator('[data-testid=messages] li', { hasText: 'Pin me if you can' });
+    await bobs.getByRole('button', { name: 'Pin', exact: true }).click();
+    await bobs.getByTestId('pin-error').waitFor();
+    expect(await bobs.getByTestId('pin-error').getAttribute('data-code')).toBe('FORBIDDEN');
+    expect(await page.getByTestId('pins').count()).toBe(0);
+  });
+
+  it('lists the messages that mention Alice, jumps to one, and mentions members and everyone from the composer', async () => {
+    const list = page.getByTestId('mention-list');
+    await page.getByRole('link', { name: 'Mentions' }).click();
+    await list.locator('li').first().waitFor();
+    const newestFirst = [...MENTION_SEQS].reverse().map((seq) => ids.get(seq));
+    expect(await list.locator('li').evaluateAll((els) => els.map((el) => (el as HTMLElement).dataset.messageId))).toEqual(newestFirst);
+    await shot('mentions');
+    await list.locator(`li[data-message-id="${ids.get(MENTION_SEQS[0]!)}"] a`).click();
+    await page.locator(`li.highlight.mentioned[data-message-id="${ids.get(MENTION_SEQS[0]!)}"]`).waitFor();
+
+    // @bob names a member and @everyone everyone (Alice owns the group); @carol is no member, so stays text.
+    await page.evaluate((hash) => (window.location.hash = hash), `#/c/${encodeURIComponent(groupId)}`);
+    const text = 'Release notes are pinned, @bob and @everyone (cc @carol)';
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
+    expect(await page.getByTestId('mention-preview').textContent()).toBe('Mentions @bob @everyone');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const sent = page.locator('[data-testid=messages] li.own', { hasText: text });
+    // Drawn from the server's answer: its mentions as stored.
+    await sent.getByTestId('mentions').filter({ hasText: /^@bob @everyone$/ }).waitFor();
+    expect(await sent.getAttribute('class')).not.toMatch(/\bmentioned\b/); // her own message
+    await page.getByTestId('mention-preview').waitFor({ state: 'detached' });
+    const bobsNewest = (await bob.gql(BOBS_MENTIONS)).data.viewer.mentions.edges[0];
+    expect(bobsNewest).toEqual({ everyone: true, node: { id: await sent.getAttribute('data-message-id'), mentions: [{ id: 'bob' }] } });
+  });
+
+  it('marks unread from a message: the line moves there, the badge comes back, and the group opens there again', async () => {
+    const row = page.locator(`[data-testid=messages] li[data-message-id="${keep.id}"]`);
+    await row.getByRole('button', { name: 'Mark unread' }).click();
+    await expect.poll(seqBelowLine).toBe(keep.seq);
+    const counts = (await inboxCounts()).get(groupId)!;
+    expect(counts.unreadCount).toBe(1); // Bob's message; Alice's own after it do not count
+    await inboxItem(groupId).locator('[data-testid=unread]').filter({ hasText: /^1$/ }).waitFor();
+    // The direct conversation opens at Bob's first message, all three unread.
+    await inboxItem(directId).locator('a').click();
+    await page.locator('[data-testid=messages] li', { hasText: 'Hi Alice' }).waitFor();
+    expect(await page.locator('[data-testid=unread-line] + li .text').textContent()).toBe('Hi Alice');
+    // Back in the group: it opens at the message marked unread, and reading it clears the badge again.
+    await inboxItem(groupId).locator('a').click();
+    await row.waitFor();
+    expect(await seqBelowLine()).toBe(keep.seq);
+    expect(await inView('[data-testid=unread-line]')).toBe(true);
+    await inboxItem(groupId).locator('[data-testid=unread]').waitFor({ state: 'detached' });
+    await shot('marked-unread');
+  });
+
   it('logged no errors in the page', () => {
     expect(pageErrors).toEqual([]);
   });
@@ -359,8 +538,9 @@ describe('examples/web in headless Chromium', () => {
     const trusted = new Set(Object.values(JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, string>));
     const names = new Set(sentTexts.map((s) => s.name));
     const expected = [
-      ...['Inbox', 'ConversationPage', 'ConversationAround', 'MessagesAfter', 'ConversationEvents', 'MarkRead', 'SendMessage', 'Search'],
+      ...['Inbox', 'ConversationPage', 'ConversationDetails', 'ConversationEvents', 'MarkRead', 'SendMessage', 'Search'],
       ...['EditMessage', 'Thread', 'MarkThreadRead', 'AddReaction', 'RemoveReaction'],
+      ...['StarMessage', 'UnstarMessage', 'StarredMessages', 'PinMessage', 'UnpinMessage', 'Mentions', 'MarkUnread'],
     ];
     for (const name of expected) {
       expect(names, `the page never sent ${name}`).toContain(name);

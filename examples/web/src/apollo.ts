@@ -84,9 +84,11 @@ export function makeApolloClient(serverUrl: string, token: string): ApolloClient
       typePolicies: {
         Conversation: {
           fields: {
-            // Pages stitch into one list, oldest first: the conversation's own,
-            // and one per permalink (`messages(around:)`), kept apart by `around`.
-            messages: relayStylePagination(['around']),
+            // Pages stitch into one list, oldest first: one per opening, kept apart by
+            // its arguments: at the first unread (`aroundFirstUnread`) or a permalink (`around`).
+            messages: relayStylePagination(['around', 'aroundFirstUnread']),
+            // All of them in one page (at most 50 exist); a pin or an unpin answers them anew.
+            pinnedMessages: { merge: false },
           },
         },
         Message: {
@@ -98,8 +100,15 @@ export function makeApolloClient(serverUrl: string, token: string): ApolloClient
             reactions: { merge: false },
           },
         },
-        // Connections have no id; the newest write wins.
-        Viewer: { fields: { conversations: { merge: (_existing, incoming) => incoming } } },
+        Viewer: {
+          fields: {
+            // Connections have no id; the newest write wins.
+            conversations: { merge: (_existing, incoming) => incoming },
+            // Pages stitch into one list, newest first.
+            starredMessages: relayStylePagination(),
+            mentions: relayStylePagination(),
+          },
+        },
       },
     }),
   });

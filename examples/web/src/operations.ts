@@ -39,6 +39,9 @@ const MessageFields = graphql(`
     replyCount
     threadUnreadCount
     reactions { reaction count reactedByMe }
+    starredByMe
+    mentions { id }
+    mentionsEveryone
   }
 `);
 
@@ -59,6 +62,7 @@ export const InboxQuery = graphql(`
             title
             unreadCount
             unreadCountCapped
+            unreadMentionCount
             readSeq
             lastActivityAt
             members(first: 5) { edges { node { user { id } } } }
@@ -70,52 +74,67 @@ export const InboxQuery = graphql(`
   }
 `);
 
-/** The newest page (no `before`), or the page older than `before`: Conversation.messages is merged by relayStylePagination. */
+/**
+ * A conversation's history, opened at your first unread message
+ * (`aroundFirstUnread`, the newest page when all is read) or at a permalink's
+ * message (`around`); with a cursor (and the opening variables left as they
+ * were) the pages on from it, in either direction, which
+ * relayStylePagination(['around', 'aroundFirstUnread']) merges into that
+ * opening's own list. `firstUnreadSeq` and `anchorFound` are set on the
+ * opening page only.
+ */
 export const ConversationPageQuery = graphql(`
-  query ConversationPage($id: ID!, $last: Int!, $before: String) {
+  query ConversationPage($id: ID!, $around: ID, $aroundFirstUnread: Boolean, $first: Int, $last: Int, $after: String, $before: String) {
     conversation(id: $id) {
       id
       kind
       title
-      messages(last: $last, before: $before) {
+      messages(around: $around, aroundFirstUnread: $aroundFirstUnread, first: $first, last: $last, after: $after, before: $before) {
         edges { cursor node { ...MessageFields } }
         pageInfo { ...PageInfoFields }
         latestSeq
+        anchorFound
+        firstUnreadSeq
       }
     }
   }
 `);
 
 /**
- * A permalink: the page around one message, in one request; with a cursor
- * (and `around` left as it was) the pages on from it, which
- * relayStylePagination(['around']) merges into the permalink's own list.
+ * Every pin of a conversation (at most 50 exist at once, so one page holds
+ * them all). Its `content` is selected exactly as MessageFields selects it:
+ * `content` is replaced whole in the cache, and a shown message must never
+ * be left with fewer fields.
  */
-export const ConversationAroundQuery = graphql(`
-  query ConversationAround($id: ID!, $around: ID!, $first: Int, $last: Int, $after: String, $before: String) {
-    conversation(id: $id) {
-      id
-      kind
-      title
-      messages(around: $around, first: $first, last: $last, after: $after, before: $before) {
-        edges { cursor node { ...MessageFields } }
-        pageInfo { ...PageInfoFields }
-        latestSeq
-        anchorFound
+const PinnedFields = graphql(`
+  fragment PinnedFields on Conversation {
+    pinnedMessages(first: 50) {
+      edges {
+        cursor
+        pinnedAt
+        pinnedBy { id }
+        node {
+          id
+          seq
+          sender { id }
+          content {
+            ... on TextContent { text }
+            ... on RevokedContent { revokedAt revokedBy { id } }
+            ... on PurgedContent { purgedAt }
+          }
+        }
       }
     }
   }
 `);
 
-/** What follows a page's end: catching up after a send or a reconnect. */
-export const MessagesAfterQuery = graphql(`
-  query MessagesAfter($id: ID!, $first: Int!, $after: String!) {
+/** What the conversation view needs besides its history: the members (for the composer's `@` mentions) and the pins. */
+export const ConversationDetailsQuery = graphql(`
+  query ConversationDetails($id: ID!) {
     conversation(id: $id) {
       id
-      messages(first: $first, after: $after) {
-        edges { cursor node { ...MessageFields } }
-        pageInfo { ...PageInfoFields }
-      }
+      members(first: 100) { edges { node { user { id } } } }
+      ...PinnedFields
     }
   }
 `);
@@ -134,15 +153,33 @@ export const ConversationEventsSubscription = graphql(`
 export const MarkReadMutation = graphql(`
   mutation MarkRead($id: ID!, $seq: Seq!) {
     markRead(input: { conversationId: $id, seq: $seq }) {
-      conversation { id readSeq unreadCount unreadCountCapped }
+      conversation { id readSeq unreadCount unreadCountCapped unreadMentionCount }
     }
   }
 `);
 
-/** Sends a message, as a reply when `replyToMessageId` is given. */
+/** "Mark unread from here": the read position moves back to just below the message; the inbox's counts follow from the answer. */
+export const MarkUnreadMutation = graphql(`
+  mutation MarkUnread($id: ID!) {
+    markUnread(input: { messageId: $id }) {
+      conversation { id readSeq unreadCount unreadCountCapped unreadMentionCount }
+    }
+  }
+`);
+
+/** Sends a message, as a reply when `replyToMessageId` is given, naming `mentionUserIds` and perhaps everyone. */
 export const SendMessageMutation = graphql(`
-  mutation SendMessage($id: ID!, $clientMsgId: String!, $text: String!, $replyToMessageId: ID) {
-    sendMessage(input: { conversationId: $id, clientMsgId: $clientMsgId, text: $text, replyToMessageId: $replyToMessageId }) {
+  mutation SendMessage($id: ID!, $clientMsgId: String!, $text: String!, $replyToMessageId: ID, $mentionUserIds: [ID!], $mentionEveryone: Boolean) {
+    sendMessage(
+      input: {
+        conversationId: $id
+        clientMsgId: $clientMsgId
+        text: $text
+        replyToMessageId: $replyToMessageId
+        mentionUserIds: $mentionUserIds
+        mentionEveryone: $mentionEveryone
+      }
+    ) {
       message { ...MessageFields }
       deduplicated
     }
@@ -194,6 +231,74 @@ export const MarkThreadReadMutation = graphql(`
   mutation MarkThreadRead($id: ID!, $seq: Seq!) {
     markThreadRead(input: { messageId: $id, seq: $seq }) {
       message { id threadUnreadCount }
+    }
+  }
+`);
+
+/** Stars and unstars answer the message's `starredByMe`, which the cache puts wherever it is shown. */
+export const StarMessageMutation = graphql(`
+  mutation StarMessage($id: ID!) {
+    starMessage(input: { messageId: $id }) { message { id starredByMe } }
+  }
+`);
+
+export const UnstarMessageMutation = graphql(`
+  mutation UnstarMessage($id: ID!) {
+    unstarMessage(input: { messageId: $id }) { message { id starredByMe } }
+  }
+`);
+
+/** Pins and unpins answer the conversation's pins, which replace the cached ones (the pins strip and the Pin buttons follow). */
+export const PinMessageMutation = graphql(`
+  mutation PinMessage($id: ID!) {
+    pinMessage(input: { messageId: $id }) { message { id } conversation { id ...PinnedFields } }
+  }
+`);
+
+export const UnpinMessageMutation = graphql(`
+  mutation UnpinMessage($id: ID!) {
+    unpinMessage(input: { messageId: $id }) { message { id } conversation { id ...PinnedFields } }
+  }
+`);
+
+/** A message in the Starred and Mentions lists: enough to show it and jump into its conversation at it. */
+const ListedMessageFields = graphql(`
+  fragment ListedMessageFields on Message {
+    id
+    seq
+    createdAt
+    sender { id }
+    conversation { id kind title }
+    content {
+      ... on TextContent { text }
+      ... on RevokedContent { revokedAt revokedBy { id } }
+      ... on PurgedContent { purgedAt }
+    }
+  }
+`);
+
+/** Your starred messages, most recently starred first; `Viewer.starredMessages` is merged by relayStylePagination. */
+export const StarredMessagesQuery = graphql(`
+  query StarredMessages($after: String) {
+    viewer {
+      id
+      starredMessages(first: 20, after: $after) {
+        edges { cursor starredAt node { ...ListedMessageFields } }
+        pageInfo { ...PageInfoFields }
+      }
+    }
+  }
+`);
+
+/** The messages that mention you, newest first; `Viewer.mentions` is merged by relayStylePagination. */
+export const MentionsQuery = graphql(`
+  query Mentions($after: String) {
+    viewer {
+      id
+      mentions(first: 20, after: $after) {
+        edges { cursor everyone node { ...ListedMessageFields } }
+        pageInfo { ...PageInfoFields }
+      }
     }
   }
 `);

@@ -5,7 +5,9 @@ export type Route =
   | { kind: 'home' }
   | { kind: 'conversation'; conversationId: string }
   | { kind: 'message'; conversationId: string; messageId: string }
-  | { kind: 'search'; query: string };
+  | { kind: 'search'; query: string }
+  | { kind: 'starred' }
+  | { kind: 'mentions' };
 
 function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -14,6 +16,8 @@ function parseRoute(hash: string): Route {
     return { kind: 'conversation', conversationId: parts[1] };
   }
   if (parts[0] === 'search' && parts[1]) return { kind: 'search', query: parts[1] };
+  if (parts[0] === 'starred') return { kind: 'starred' };
+  if (parts[0] === 'mentions') return { kind: 'mentions' };
   return { kind: 'home' };
 }
 
@@ -21,6 +25,8 @@ export const hrefs = {
   conversation: (id: string) => `#/c/${encodeURIComponent(id)}`,
   message: (conversationId: string, messageId: string) => `#/c/${encodeURIComponent(conversationId)}/m/${encodeURIComponent(messageId)}`,
   search: (query: string) => `#/search/${encodeURIComponent(query)}`,
+  starred: '#/starred',
+  mentions: '#/mentions',
 };
 
 export function useRoute(): Route {

@@ -1,55 +1,65 @@
 import { useApolloClient, useMutation, useQuery } from '@apollo/client';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ConversationEventsSubscription as EventData, ConversationPageQuery as ConversationPageData, MessageFieldsFragment, PageInfoFieldsFragment } from '../gql/graphql';
-import {
-  ConversationAroundQuery,
-  ConversationEventsSubscription,
-  ConversationPageQuery,
-  MarkReadMutation,
-  MessagesAfterQuery,
-} from '../operations';
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ConversationEventsSubscription as EventData, ConversationPageQuery as ConversationPageData, MessageFieldsFragment } from '../gql/graphql';
+import { ConversationDetailsQuery, ConversationEventsSubscription, ConversationPageQuery, MarkReadMutation } from '../operations';
 import { RECONNECTED } from '../apollo';
 import { Composer } from './Composer';
 import { conversationName } from './Inbox';
-import { type MessageActions, MessageActionsContext } from './messageActions';
-import { MessageItem } from './MessageItem';
+import { type MessageActions, MessageActionsContext, useMessageActions } from './messageActions';
+import { type Edge, MessageList } from './MessageList';
+import { PinnedStrip } from './PinnedStrip';
 import { quotedText } from './ReplyQuote';
 import { ThreadPanel } from './ThreadPanel';
 
 const PAGE = 30;
+/** A permalink opens with this many messages on each side of its message. */
 const AROUND = 15;
-
-interface Edge {
-  __typename: 'MessageEdge';
-  cursor: string;
-  node: MessageFieldsFragment;
-}
+/** Opening at the first unread: a little of what was read above it, more of what is new below. */
+const ABOVE_UNREAD = 10;
+const BELOW_UNREAD = 20;
 
 interface Props {
   conversationId: string;
-  /** A permalink's message: jump to it instead of the newest page. */
+  /** A permalink's message: jump to it instead of the first unread. */
   anchorId?: string;
   viewerId?: string;
 }
 
 /**
- * A conversation: the newest page or a permalink's, and beside it the open
- * thread, if any. What a message's buttons do (reply in the composer, open
- * a thread) reaches the messages through MessageActionsContext.
+ * A conversation: its pins, its history (opened at your first unread
+ * message, or at a permalink's), and beside it the open thread, if any.
+ * What a message's buttons do (reply in the composer, open a thread, tell
+ * the view where "mark unread" moved the line) and what they need to know
+ * (the pins, the members) reach the messages through MessageActionsContext.
  */
 export function ConversationView(props: Props) {
   const { conversationId, anchorId, viewerId } = props;
   const [threadId, setThreadId] = useState<string | null>(null);
   const [replyTo, setReplyTo] = useState<MessageFieldsFragment | null>(null);
+  const [markedUnreadSeq, setMarkedUnreadSeq] = useState<number | null>(null);
+  const details = useQuery(ConversationDetailsQuery, { variables: { id: conversationId }, fetchPolicy: 'cache-and-network' });
+  const members = details.data?.conversation?.members.edges;
+  const pins = details.data?.conversation?.pinnedMessages.edges;
+  const memberIds = useMemo(() => (members ?? []).map((e) => e.node.user.id), [members]);
+  const pinnedIds = useMemo(() => new Set((pins ?? []).map((e) => e.node.id)), [pins]);
   // A permalink has no composer to reply in.
   const actions = useMemo<MessageActions>(
-    () => ({ conversationId, openThread: setThreadId, reply: anchorId ? undefined : setReplyTo }),
-    [conversationId, anchorId],
+    () => ({ conversationId, memberIds, pinnedIds, openThread: setThreadId, reply: anchorId ? undefined : setReplyTo, markedUnread: setMarkedUnreadSeq }),
+    [conversationId, memberIds, pinnedIds, anchorId],
   );
+  const { refetch } = details;
+  const onPinsChanged = useCallback(() => void refetch().catch(() => {}), [refetch]);
   return (
     <MessageActionsContext.Provider value={actions}>
       <div className="conversation-layout">
-        {anchorId ? <AroundView {...props} anchorId={anchorId} /> : <NewestView {...props} replyTo={replyTo} onCancelReply={() => setReplyTo(null)} />}
+        <HistoryView
+          {...props}
+          banner={<PinnedStrip conversationId={conversationId} pins={pins ?? []} />}
+          replyTo={replyTo}
+          onCancelReply={() => setReplyTo(null)}
+          markedUnreadSeq={markedUnreadSeq}
+          onPinsChanged={onPinsChanged}
+        />
         {threadId && <ThreadPanel key={threadId} rootId={threadId} viewerId={viewerId} onClose={() => setThreadId(null)} />}
       </div>
     </MessageActionsContext.Provider>
@@ -63,9 +73,23 @@ function sentEdge(edges: readonly Edge[], event: EventData['conversationEvents']
   return { __typename: 'MessageEdge', cursor: event.cursor, node: event.message };
 }
 
+/** `prev` with `edge` at the end, when the list reaches the newest message (otherwise the edge would leave a hole). */
+function appendNewest(prev: ConversationPageData, edge: Edge | null): ConversationPageData {
+  const messages = prev.conversation?.messages;
+  if (!messages || !edge || messages.pageInfo.hasNextPage) return prev;
+  return {
+    ...prev,
+    conversation: {
+      ...prev.conversation!,
+      messages: { ...messages, edges: [...messages.edges, edge], pageInfo: { ...messages.pageInfo, endCursor: edge.cursor }, latestSeq: Math.max(messages.latestSeq, edge.node.seq) },
+    },
+  };
+}
+
 /**
- * Once per new newest message shown: marks it read (the inbox badge follows
- * from the payload) and makes it the inbox's last message.
+ * Once per new newest message shown: marks it read (the inbox badges follow
+ * from the payload) and, when the list reaches the newest message, makes it
+ * the inbox's last message.
  */
 function useReadUpTo(conversationId: string, edges: readonly Edge[], atNewest: boolean) {
   const [markRead] = useMutation(MarkReadMutation);
@@ -85,244 +109,120 @@ function useReadUpTo(conversationId: string, edges: readonly Edge[], atNewest: b
   }, [conversationId, newest, atNewest, markRead, cache]);
 }
 
-/**
- * The newest page, older pages on scrolling up (merged by relayStylePagination),
- * live messages at the bottom, and the composer (a reply when `replyTo` is set).
- * Edits and reactions, live or our own, need no code here: the subscription's
- * and the mutations' messages are written to the cache, which updates them in place.
- */
-function NewestView({ conversationId, viewerId, replyTo, onCancelReply }: Props & { replyTo: MessageFieldsFragment | null; onCancelReply(): void }) {
-  const q = useQuery(ConversationPageQuery, { variables: { id: conversationId, last: PAGE }, fetchPolicy: 'cache-and-network' });
-  const { subscribeToMore, fetchMore } = q;
-  const connection = q.data?.conversation?.messages;
-  const edges: readonly Edge[] = connection?.edges ?? [];
-  useReadUpTo(conversationId, edges, true);
-
-  const append = useCallback((prev: ConversationPageData, edge: Edge | null): ConversationPageData => {
-    const messages = prev.conversation?.messages;
-    if (!messages || !edge || messages.edges.some((e) => e.node.id === edge.node.id)) return prev;
-    return {
-      ...prev,
-      conversation: {
-        ...prev.conversation!,
-        messages: { ...messages, edges: [...messages.edges, edge], pageInfo: { ...messages.pageInfo, endCursor: edge.cursor }, latestSeq: Math.max(messages.latestSeq, edge.node.seq) },
-      },
-    };
-  }, []);
-
-  // subscribeToMore is a new function whenever the query's result changes: read it through a ref,
-  // so the view subscribes once per conversation instead of subscribing again after the first page arrives.
-  const subscribeRef = useRef(subscribeToMore);
-  subscribeRef.current = subscribeToMore;
-  useEffect(
-    () =>
-      subscribeRef.current({
-        document: ConversationEventsSubscription,
-        variables: { id: conversationId },
-        updateQuery: (prev, { subscriptionData }) => append(prev, sentEdge(prev.conversation?.messages.edges ?? [], subscriptionData.data.conversationEvents)),
-      }),
-    [conversationId, append],
-  );
-
-  // After our own send, fetch what follows the page's end (the reconnect contract), in case its live event is late or lost.
-  const endCursor = connection?.pageInfo.endCursor;
-  const catchUp = useCallback(async () => {
-    if (!endCursor) return;
-    await fetchMore({
-      query: MessagesAfterQuery,
-      variables: { id: conversationId, first: 100, after: endCursor },
-      updateQuery: (prev, { fetchMoreResult }) => (fetchMoreResult.conversation?.messages.edges ?? []).reduce<ConversationPageData>((data, edge) => append(data, edge), prev),
-    });
-  }, [fetchMore, conversationId, endCursor, append]);
-  useEffect(() => {
-    const onReconnect = () => void catchUp();
-    window.addEventListener(RECONNECTED, onReconnect);
-    return () => window.removeEventListener(RECONNECTED, onReconnect);
-  }, [catchUp]);
-
-  const loadOlder = useCallback(async () => {
-    const before = connection?.pageInfo.startCursor;
-    if (!before) return;
-    await fetchMore({ variables: { before } });
-  }, [fetchMore, connection?.pageInfo.startCursor]);
-
-  if (q.error) return <p className="error">{q.error.message}</p>;
-  if (!q.data?.conversation || !connection) return <p className="muted placeholder">Loading…</p>;
-  return (
-    <section className="conversation" data-testid="conversation">
-      <h2>{conversationName(q.data.conversation, viewerId)}</h2>
-      <MessageList edges={edges} pageInfo={connection.pageInfo} viewerId={viewerId} onOlder={loadOlder} />
-      <Composer
-        conversationId={conversationId}
-        replyToId={replyTo?.id}
-        label="Message"
-        button="Send"
-        onSent={() => {
-          onCancelReply();
-          void catchUp();
-        }}
-      >
-        {replyTo && (
-          <div className="replying" data-testid="replying">
-            Replying to <span className="sender">{replyTo.sender.id}</span>:{' '}
-            <span className="muted">{quotedText(replyTo.content)}</span>
-            <button type="button" onClick={onCancelReply} aria-label="Cancel reply">
-              ×
-            </button>
-          </div>
-        )}
-      </Composer>
-    </section>
-  );
+interface HistoryProps extends Props {
+  /** Shown under the title (the pins). */
+  banner: ReactNode;
+  replyTo: MessageFieldsFragment | null;
+  onCancelReply(): void;
+  /** Where "mark unread from here" last moved the read position, if it did: the line moves there. */
+  markedUnreadSeq: number | null;
+  /** A pin or an unpin arrived live. */
+  onPinsChanged(): void;
 }
 
 /**
- * A permalink: the page around one message, highlighted, in one request;
- * pages on in both directions with `fetchMore` and a cursor, merged by
- * relayStylePagination like the newest view's pages. Live messages join
- * only once the list reaches the newest message.
+ * The history: one request opens it at the first unread message, with the
+ * "new messages" line (the newest page when all is read), or at a
+ * permalink's message, highlighted. It pages on in both directions with
+ * `fetchMore` and a cursor, merged by relayStylePagination; live messages
+ * join once the list reaches the newest message. Outside a permalink, the
+ * composer (a reply when `replyTo` is set). Edits and reactions, live or
+ * our own, need no code here: the subscription's and the mutations'
+ * messages are written to the cache, which updates them in place.
  */
-function AroundView({ conversationId, anchorId, viewerId }: Props & { anchorId: string }) {
-  const q = useQuery(ConversationAroundQuery, {
-    variables: { id: conversationId, around: anchorId, last: AROUND, first: AROUND },
-    fetchPolicy: 'network-only',
-  });
+function HistoryView({ conversationId, anchorId, viewerId, banner, replyTo, onCancelReply, markedUnreadSeq, onPinsChanged }: HistoryProps) {
+  const opening = anchorId ? { around: anchorId, last: AROUND, first: AROUND } : { aroundFirstUnread: true, last: ABOVE_UNREAD, first: BELOW_UNREAD };
+  // Where it opens depends on the read position now, so never from the cache.
+  const q = useQuery(ConversationPageQuery, { variables: { id: conversationId, ...opening }, fetchPolicy: 'network-only' });
+  const { memberIds } = useMessageActions();
   const { subscribeToMore, fetchMore } = q;
   const connection = q.data?.conversation?.messages;
   const edges: readonly Edge[] = connection?.edges ?? [];
   useReadUpTo(conversationId, edges, connection?.pageInfo.hasNextPage === false);
-  // Pages fetched after the jump say nothing about the anchor (null): keep what the jump said.
-  const anchorFound = useRef<boolean | null>(null);
-  if (connection?.anchorFound != null) anchorFound.current = connection.anchorFound;
+  // Pages fetched after the opening one say nothing of the first unread or the anchor (null): keep what the opening said.
+  const opened = useRef<{ firstUnreadSeq: number | null; anchorFound: boolean | null } | null>(null);
+  if (connection && !opened.current) opened.current = { firstUnreadSeq: connection.firstUnreadSeq ?? null, anchorFound: connection.anchorFound ?? null };
 
+  // subscribeToMore is a new function whenever the query's result changes: read it (and the
+  // pins callback) through a ref, so the view subscribes once per conversation.
   const subscribeRef = useRef(subscribeToMore);
   subscribeRef.current = subscribeToMore;
+  const pinsChangedRef = useRef(onPinsChanged);
+  pinsChangedRef.current = onPinsChanged;
   useEffect(
     () =>
       subscribeRef.current({
         document: ConversationEventsSubscription,
         variables: { id: conversationId },
         updateQuery: (prev, { subscriptionData }) => {
-          const messages = prev.conversation?.messages;
-          const edge = messages && !messages.pageInfo.hasNextPage && sentEdge(messages.edges, subscriptionData.data.conversationEvents);
-          if (!messages || !edge) return prev;
-          return {
-            ...prev,
-            conversation: { ...prev.conversation!, messages: { ...messages, edges: [...messages.edges, edge], pageInfo: { ...messages.pageInfo, endCursor: edge.cursor } } },
-          };
+          const event = subscriptionData.data.conversationEvents;
+          // The pins are the details query's: fetch them again, outside this cache update.
+          if (event.kind === 'MESSAGE_PINNED' || event.kind === 'MESSAGE_UNPINNED') setTimeout(() => pinsChangedRef.current(), 0);
+          return appendNewest(prev, sentEdge(prev.conversation?.messages.edges ?? [], event));
         },
       }),
-    // Once per conversation, as in NewestView.
     [conversationId],
   );
 
   const startCursor = connection?.pageInfo.startCursor;
   const loadOlder = useCallback(async () => {
-    if (startCursor) await fetchMore({ variables: { before: startCursor, last: PAGE, first: null } });
+    if (startCursor) await fetchMore({ variables: { before: startCursor, last: PAGE, first: null, after: null } });
   }, [fetchMore, startCursor]);
   const endCursor = connection?.pageInfo.endCursor;
   const loadNewer = useCallback(async () => {
-    if (endCursor) await fetchMore({ variables: { after: endCursor, first: PAGE, last: null } });
+    if (endCursor) await fetchMore({ variables: { after: endCursor, first: PAGE, last: null, before: null } });
   }, [fetchMore, endCursor]);
+  // After our own send or a reconnect, fetch what follows the list's end (the reconnect contract),
+  // in case a live event was late or lost. relayStylePagination merges it after `endCursor`, so
+  // a message that also arrived live is not shown twice.
+  const catchUp = useCallback(async () => {
+    if (endCursor) await fetchMore({ variables: { after: endCursor, first: 100, last: null, before: null } });
+  }, [fetchMore, endCursor]);
+  useEffect(() => {
+    const onReconnect = () => void catchUp().catch(() => {});
+    window.addEventListener(RECONNECTED, onReconnect);
+    return () => window.removeEventListener(RECONNECTED, onReconnect);
+  }, [catchUp]);
 
   if (q.error) return <p className="error">{q.error.message}</p>;
-  if (!q.data?.conversation || !connection) return <p className="muted placeholder">Jumping…</p>;
+  if (!q.data?.conversation || !connection || !opened.current) return <p className="muted placeholder">{anchorId ? 'Jumping…' : 'Loading…'}</p>;
   return (
     <section className="conversation" data-testid="conversation">
       <h2>{conversationName(q.data.conversation, viewerId)}</h2>
-      {anchorFound.current === false && <p className="muted">That message is no longer visible to you; showing where it was.</p>}
-      <MessageList edges={edges} pageInfo={connection.pageInfo} viewerId={viewerId} anchorId={anchorId} onOlder={loadOlder} onNewer={loadNewer} />
-    </section>
-  );
-}
-
-interface ListProps {
-  edges: readonly Edge[];
-  pageInfo: PageInfoFieldsFragment;
-  viewerId?: string;
-  anchorId?: string;
-  onOlder(): Promise<void>;
-  onNewer?(): Promise<void>;
-}
-
-/**
- * The scrolling list. Reaching the top loads the older page and keeps the
- * same messages in view; new messages at the bottom scroll into view when
- * the reader is already at the bottom.
- */
-function MessageList({ edges, pageInfo, viewerId, anchorId, onOlder, onNewer }: ListProps) {
-  const box = useRef<HTMLDivElement>(null);
-  const [busy, setBusy] = useState<'older' | 'newer' | null>(null);
-  const busyRef = useRef(false);
-  const seen = useRef({ first: undefined as string | undefined, last: undefined as string | undefined, height: 0, top: 0, atBottom: true, placed: false });
-  const first = edges[0]?.cursor;
-  const last = edges.at(-1)?.cursor;
-
-  // The cursor last paged from in each direction: a scroll event handled before the
-  // re-render still sees the old cursor, and must not fetch the same page again.
-  const requested = useRef({ older: null as string | null, newer: null as string | null });
-  const load = useCallback(async (which: 'older' | 'newer') => {
-    const run = which === 'older' ? onOlder : onNewer;
-    const cursor = which === 'older' ? pageInfo.startCursor : pageInfo.endCursor;
-    if (!run || busyRef.current || requested.current[which] === cursor) return;
-    busyRef.current = true;
-    requested.current[which] = cursor;
-    setBusy(which);
-    try {
-      await run();
-    } catch {
-      requested.current[which] = null; // let the next scroll try again
-    } finally {
-      busyRef.current = false;
-      setBusy(null);
-    }
-  }, [onOlder, onNewer, pageInfo.startCursor, pageInfo.endCursor]);
-
-  const check = useCallback(() => {
-    const el = box.current;
-    if (!el) return;
-    const s = seen.current;
-    s.top = el.scrollTop;
-    s.height = el.scrollHeight;
-    s.atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-    if (!s.placed) return;
-    if (el.scrollTop < 80 && pageInfo.hasPreviousPage) void load('older');
-    else if (onNewer && s.atBottom && pageInfo.hasNextPage) void load('newer');
-  }, [load, onNewer, pageInfo.hasPreviousPage, pageInfo.hasNextPage]);
-
-  useLayoutEffect(() => {
-    const el = box.current;
-    if (!el || edges.length === 0) return;
-    const s = seen.current;
-    if (!s.placed) {
-      const anchor = anchorId ? el.querySelector<HTMLElement>(`[data-message-id="${CSS.escape(anchorId)}"]`) : null;
-      if (anchor) el.scrollTop = anchor.offsetTop - el.clientHeight / 2 + anchor.clientHeight / 2;
-      else el.scrollTop = el.scrollHeight;
-      s.placed = true;
-    } else if (s.first !== first && s.last === last) {
-      // Older messages were put on top: keep what the reader was looking at in place.
-      el.scrollTop = s.top + (el.scrollHeight - s.height);
-    } else if (s.last !== last && s.first === first && s.atBottom && !pageInfo.hasNextPage) {
-      el.scrollTop = el.scrollHeight;
-    }
-    s.first = first;
-    s.last = last;
-    check();
-  }, [first, last, edges.length, anchorId, pageInfo.hasNextPage, check]);
-
-  return (
-    <div className="messages" ref={box} onScroll={check} data-testid="messages">
-      <p className="edge muted" data-testid="history-start">
-        {pageInfo.hasPreviousPage ? (busy === 'older' ? 'Loading older messages…' : <button onClick={() => void load('older')}>Load older</button>) : 'Beginning of the conversation'}
-      </p>
-      <ul>
-        {edges.map(({ node }) => (
-          <MessageItem key={node.id} message={node} own={node.sender.id === viewerId} highlighted={node.id === anchorId} />
-        ))}
-      </ul>
-      {pageInfo.hasNextPage && (
-        <p className="edge muted">{busy === 'newer' ? 'Loading newer messages…' : <button onClick={() => void load('newer')}>Load newer</button>}</p>
+      {banner}
+      {opened.current.anchorFound === false && <p className="muted">That message is no longer visible to you; showing where it was.</p>}
+      <MessageList
+        edges={edges}
+        pageInfo={connection.pageInfo}
+        viewerId={viewerId}
+        anchorId={anchorId}
+        unreadFromSeq={markedUnreadSeq ?? opened.current.firstUnreadSeq}
+        onOlder={loadOlder}
+        onNewer={loadNewer}
+      />
+      {!anchorId && (
+        <Composer
+          conversationId={conversationId}
+          memberIds={memberIds}
+          replyToId={replyTo?.id}
+          label="Message"
+          button="Send"
+          onSent={() => {
+            onCancelReply();
+            void catchUp().catch(() => {});
+          }}
+        >
+          {replyTo && (
+            <div className="replying" data-testid="replying">
+              Replying to <span className="sender">{replyTo.sender.id}</span>:{' '}
+              <span className="muted">{quotedText(replyTo.content)}</span>
+              <button type="button" onClick={onCancelReply} aria-label="Cancel reply">
+                ×
+              </button>
+            </div>
+          )}
+        </Composer>
       )}
-    </div>
+    </section>
   );
 }

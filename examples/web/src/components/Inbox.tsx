@@ -12,6 +12,7 @@ export function conversationName(c: Pick<Conversation, 'kind' | 'title'> & Parti
   return c.kind === 'DIRECT' ? (others[0] ?? 'Notes to self') : others.join(', ') || 'Untitled group';
 }
 
+/** Your conversations, with their unread counts and, beside them, how many of the unread mention you ("@3"). */
 export function Inbox({ data, error, loading, selectedId }: { data?: InboxData; error?: ApolloError; loading: boolean; selectedId?: string }) {
   if (error) return <p className="error">Inbox: {error.message}</p>;
   if (!data) return <p className="muted">{loading ? 'Loading…' : ''}</p>;
@@ -22,12 +23,19 @@ export function Inbox({ data, error, loading, selectedId }: { data?: InboxData; 
         <li key={c.id} className={c.id === selectedId ? 'selected' : undefined} data-conversation-id={c.id}>
           <a href={hrefs.conversation(c.id)}>
             <span className="name">{conversationName(c, viewerId)}</span>
-            {c.unreadCount > 0 && (
-              <span className="badge" data-testid="unread">
-                {c.unreadCount}
-                {c.unreadCountCapped ? '+' : ''}
-              </span>
-            )}
+            <span className="badges">
+              {c.unreadMentionCount > 0 && (
+                <span className="badge mention" data-testid="mention-count" title="Unread messages that mention you">
+                  @{c.unreadMentionCount}
+                </span>
+              )}
+              {c.unreadCount > 0 && (
+                <span className="badge" data-testid="unread">
+                  {c.unreadCount}
+                  {c.unreadCountCapped ? '+' : ''}
+                </span>
+              )}
+            </span>
             <span className="preview">{c.lastMessage ? <MessagePreview message={c.lastMessage} /> : 'No messages yet'}</span>
           </a>
         </li>

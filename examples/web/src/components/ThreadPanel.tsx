@@ -61,18 +61,18 @@ export function ThreadPanel({ rootId, viewerId, onClose }: { rootId: string; vie
         <MessageActionsContext.Provider value={{ ...actions, reply: undefined, threadRootId: rootId }}>
           <div className="messages">
             <ul>
-              <MessageItem message={root} own={root.sender.id === viewerId} highlighted={false} />
+              <MessageItem message={root} viewerId={viewerId} highlighted={false} />
             </ul>
             <p className="edge muted">
               {replies.pageInfo.hasPreviousPage ? <button onClick={loadOlder}>Older replies</button> : repliesLabel(root.replyCount)}
             </p>
             <ul data-testid="thread-replies">
               {replies.edges.map(({ node }) => (
-                <MessageItem key={node.id} message={node} own={node.sender.id === viewerId} highlighted={false} />
+                <MessageItem key={node.id} message={node} viewerId={viewerId} highlighted={false} />
               ))}
             </ul>
           </div>
-          <Composer conversationId={actions.conversationId} replyToId={rootId} label="Reply in thread" button="Send reply" />
+          <Composer conversationId={actions.conversationId} memberIds={actions.memberIds} replyToId={rootId} label="Reply in thread" button="Send reply" />
         </MessageActionsContext.Provider>
       )}
     </aside>
