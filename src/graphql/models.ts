@@ -206,10 +206,10 @@ export interface ClearHistoryPayloadModel {
   clearedThroughSeq: number;
 }
 
-/** A search hit and the search it answers (the snippet needs the query's words). */
+/** A search hit and the search it answers (the snippet needs the query's words; null: a search by filter alone). */
 export interface SearchHitModel {
   hit: SearchHit;
-  query: SearchQuery;
+  query: SearchQuery | null;
 }
 export type MessageSearchConnectionModel = KeysetPage<SearchHitModel>;
 export type MessageSearchEdgeModel = KeysetEdge<SearchHitModel>;

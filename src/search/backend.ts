@@ -7,6 +7,7 @@
  * with messages the viewer may read, and fill pages before cutting them.
  */
 import type { SqlRunner } from '../db/runner.ts';
+import type { MessageFilter } from '../history/messageFilter.ts';
 import type { SearchPosition } from '../history/searchCursor.ts';
 import type { SearchQuery } from '../history/searchText.ts';
 import type { NotFound } from '../store/outcome.ts';
@@ -16,9 +17,12 @@ import type { RetentionClock } from '../store/sqlFragments.ts';
 /** One search page asked for. */
 export interface SearchRequest {
   viewerId: string;
-  query: SearchQuery;
+  /** The words every hit contains; null: none asked for, every message the filter lets through is a hit. */
+  query: SearchQuery | null;
   /** Only this conversation (a uuid); null: every conversation the viewer is in. */
   convId: string | null;
+  /** Conditions every hit meets, applied before the page is cut (a page is never short for them). */
+  filter: MessageFilter;
   /** Strictly after this hit; null: from the newest. */
   after: SearchPosition | null;
   /** How many hits, 1 to 100. */
@@ -46,7 +50,7 @@ export interface SearchBackend {
   /**
    * Hits for `request.viewerId`, newest first (creation time, then
    * conversation id, then seq, all descending), at most `size` of them, each
-   * one the viewer may read at the request's instant.
+   * one the viewer may read at the request's instant and passing its filter.
    */
   search(db: SqlRunner, request: SearchRequest): Promise<SearchOutcome>;
 }

@@ -6,14 +6,16 @@
  *
  * 1. `scope`: the viewer's member rows (all of them, or the one conversation
  *    asked for), each with its visible floor (clear watermark, since-joined
- *    floor, retention cut-off), the seq the cursor stops at in it, and the
- *    bottom of its recent window (the RECENT_WINDOW seqs below the stop).
+ *    floor, retention cut-off), the low end of the search (the floor, or the
+ *    last seq sent at or before `sentAfter`), the seq the cursor (or the
+ *    first message sent at or after `sentBefore`) stops at, and the bottom of
+ *    its recent window (the RECENT_WINDOW seqs below the stop).
  * 2. `recent`: per conversation, the matches in its recent window that the
  *    viewer may see (above the floor, not deleted for them, not revoked or
- *    erased), newest first, up to `size + 1`. The window is a range of the
- *    body primary key, which PostgreSQL ANDs with the GIN lookup, so only
- *    the window's matching rows are read: a common word costs about what a
- *    rare one does.
+ *    erased) and that pass the filter, newest first, up to `size + 1`. The
+ *    window is a range of the body primary key, which PostgreSQL ANDs with
+ *    the GIN lookup, so only the window's matching rows are read: a common
+ *    word costs about what a rare one does.
  * 3. `bar`: the (size + 1)-th newest recent match. A conversation whose
  *    window starts below it cannot place an older match on this page.
  * 4. `older`: only for the other conversations (a rare word left the page
@@ -24,7 +26,23 @@
  *
  * Steps 3-4 rely on creation time following seq within a conversation
  * (sends stamp `created_at` no earlier than the previous message), so
- * everything below a window is older than the window's first message.
+ * everything below a window is older than the window's first message; the
+ * time filter's seq bounds rely on it too (each hit is also checked against
+ * the times themselves).
+ *
+ * A filter never cuts a page: its conditions are part of steps 2 and 4,
+ * tested on each candidate before the limit. What steps 2 and 4 walk (the
+ * "source") is the smallest set that must hold every hit: a conversation's
+ * pins (at most 50) when `pinned: true`, else the viewer's and everyone's
+ * mentions (`mentionsMe: true`), else the viewer's stars (`starred: true`),
+ * each a range of its own index in seq order, testing the words (if any)
+ * on the body row; else the words' postings as above; else, with no words,
+ * the messages themselves down their primary key, the window and the bar
+ * working as for words. Senders, `hasReplies` and the `false` conditions
+ * are probes of one candidate each: a sender match is a column, pins and
+ * stars one primary-key probe, mentions two, replies one probe of the
+ * thread index that stops at the first reply the viewer can see. Only warm
+ * bodies are hits (archived ones are not searched), with words or without.
  *
  * Revokes, purges, erasures and the retention purge delete body rows, so
  * their index entries go in the same statement; clears, hides, membership
@@ -34,13 +52,14 @@
  */
 import { type AnyColumn, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, members, messageBodies, messages } from '../db/schema.ts';
+import { conversations, members, messageBodies, messageMentions, messagePins, messages, messageStars } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
+import type { MessageFilter } from '../history/messageFilter.ts';
 import type { SearchPosition } from '../history/searchCursor.ts';
 import { QUERY_KEY_MARK, SEARCH_KEY_BYTES } from '../history/searchText.ts';
 import { type MessageRow, messageRowOf } from '../store/rows.ts';
 import { hiddenFrom, messageColumns, type RetentionValues, retentionValues, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
-import { type Slots, statement } from '../store/statement.ts';
+import { type Slots, type Statement, statement } from '../store/statement.ts';
 import { NOT_FOUND } from '../store/outcome.ts';
 import type { SearchBackend, SearchOutcome, SearchRequest } from './backend.ts';
 
@@ -64,7 +83,7 @@ function keyedQuery(template: Placeholder, key: SQL): SQL {
   return sql`replace(${template}::text, ${QUERY_KEY_MARK}::text, chr(39) || ${key})::tsquery`;
 }
 
-/** What a search statement binds. */
+/** What a search statement binds; a value its shape does not use may be anything. */
 interface SearchValues extends RetentionValues {
   viewerId: string;
   tsqueryTemplate: string;
@@ -77,67 +96,222 @@ interface SearchValues extends RetentionValues {
   afterMicros: number;
   afterConvId: string;
   afterSeq: number;
+  /** The filter's senders, times (ISO 8601) and booleans. */
+  senderIds: string[];
+  sentAfter: string;
+  sentBefore: string;
+}
+
+/**
+ * What tells one search statement's text from another's: everything but
+ * the values. Each shape is its own statement (rendered on first use), so
+ * PostgreSQL plans each for the conditions it has, never around
+ * conditions that might be there.
+ */
+interface SearchShape {
+  /** One conversation, or all of the viewer's. */
+  narrowed: boolean;
+  /** After a cursor. */
+  paged: boolean;
+  /** A query's words; false: the filter alone. */
+  words: boolean;
+  senders: boolean;
+  sentAfter: boolean;
+  sentBefore: boolean;
+  mentionsMe: boolean | null;
+  starred: boolean | null;
+  pinned: boolean | null;
+  hasReplies: boolean | null;
+}
+
+/** What steps 2 and 4 walk, per conversation, in seq order (see the module comment). */
+type Source = 'pins' | 'mentions' | 'stars' | 'words' | 'replies' | 'messages';
+
+/** The smallest set that must hold every hit of `shape`. */
+function sourceOf(shape: SearchShape): Source {
+  if (shape.pinned === true) return 'pins';
+  if (shape.mentionsMe === true) return 'mentions';
+  if (shape.starred === true) return 'stars';
+  if (shape.words) return 'words';
+  return shape.hasReplies === true ? 'replies' : 'messages';
 }
 
 const m = alias(messages, 'm');
 const e = alias(messages, 'e');
+const r = alias(messages, 'r');
 const b = alias(messageBodies, 'b');
+const wb = alias(messageBodies, 'wb');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
+const mm = alias(messageMentions, 'mm');
+const st = alias(messageStars, 'st');
+const pn = alias(messagePins, 'pn');
 
-/** The search statement; see the module comment. `narrowed`: one conversation; `paged`: after a cursor. */
-function searchStatement(v: Slots<SearchValues>, narrowed: boolean, paged: boolean): SQL {
+/**
+ * Whether `from` (a `from ... where ...`) finds a row: a scalar subquery,
+ * so it stays a probe of one candidate, evaluated only when reached; EXISTS
+ * may become a join that reads a whole table (see `visibleTo`).
+ */
+function probe(from: SQL): SQL {
+  return sql`coalesce((select true ${from} limit 1), false)`;
+}
+
+/**
+ * The filter's conditions on candidate `m` of scope row `s`, besides the
+ * views, and leaving out what the source already guarantees: its body is
+ * warm and holds the words (a word source found it by them), its sender,
+ * its times, and whether it mentions the viewer, is starred by them, is
+ * pinned and has a reply they can see.
+ */
+function filterConditions(shape: SearchShape, source: Source, v: Slots<SearchValues>): SQL[] {
+  const parts: SQL[] = [];
+  if (source !== 'words') {
+    const body = sql`from ${messageBodies} ${wb} where ${wb.convId} = ${m.convId} and ${wb.seq} = ${m.seq}`;
+    parts.push(shape.words ? sql`coalesce((select ${wb.searchTerms} @@ ${keyedQuery(v.tsqueryTemplate, sql`s.search_key`)} ${body}), false)` : probe(body));
+  }
+  if (shape.senders) parts.push(sql`${m.senderId} = any(${v.senderIds}::text[])`);
+  if (shape.sentAfter) parts.push(sql`${m.createdAt} > ${v.sentAfter}::timestamptz`);
+  if (shape.sentBefore) parts.push(sql`${m.createdAt} < ${v.sentBefore}::timestamptz`);
+  if (shape.mentionsMe !== null) {
+    // Your own messages never mention you, whoever they name.
+    const named = probe(sql`from ${messageMentions} ${mm} where ${mm.convId} = ${m.convId} and ${mm.seq} = ${m.seq} and ${mm.userId} in (${v.viewerId}, '')`);
+    const notMine = sql`${m.senderId} <> ${v.viewerId}`;
+    parts.push(source === 'mentions' ? notMine : shape.mentionsMe ? sql`${notMine} and ${named}` : sql`not (${notMine} and ${named})`);
+  }
+  if (shape.starred !== null && source !== 'stars') {
+    const starred = probe(sql`from ${messageStars} ${st} where ${st.convId} = ${m.convId} and ${st.seq} = ${m.seq} and ${st.userId} = ${v.viewerId}`);
+    parts.push(shape.starred ? starred : sql`not ${starred}`);
+  }
+  if (shape.pinned !== null && source !== 'pins') {
+    const pinned = probe(sql`from ${messagePins} ${pn} where ${pn.convId} = ${m.convId} and ${pn.seq} = ${m.seq}`);
+    parts.push(shape.pinned ? pinned : sql`not ${pinned}`);
+  }
+  if (shape.hasReplies !== null) {
+    // As `replyCount` counts them: the thread's replies the viewer can see.
+    // Replies come after their root, so above the floor as it is: only the
+    // hide is tested, and the thread index is the one range to read.
+    const replied = probe(sql`from ${messages} ${r} where ${r.convId} = ${m.convId} and ${r.threadRootSeq} = ${m.seq} and not ${hiddenFrom(r.convId, v.viewerId, r.seq)}`);
+    parts.push(shape.hasReplies ? replied : sql`not ${replied}`);
+  }
+  return parts;
+}
+
+/** `conditions` joined with `and`, after a leading `and`; empty when there are none. */
+function andAll(conditions: SQL[]): SQL {
+  return conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`;
+}
+
+/**
+ * The first `limit` candidates of scope row `s` from `source` with seqs
+ * strictly between `low` and `high` (`low` at or above the floor), newest
+ * first, that the viewer may see and that pass `filter`: rows of (conv_id,
+ * seq, created_at). The words' older range has its own form (`olderWords`).
+ */
+function candidates(source: Exclude<Source, 'words'> | 'recent words', v: Slots<SearchValues>, low: SQL, high: SQL, filter: SQL[]): SQL {
+  const columns = sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at`;
+  const shown = sql`${m.revokedAt} is null and ${m.erasedAt} is null`;
+  if (source === 'recent words') {
+    return sql`${columns} from ${messageBodies} ${b} join ${messages} ${m} on ${m.convId} = ${b.convId} and ${m.seq} = ${b.seq}
+      where ${b.convId} = s.conv_id and ${b.seq} > ${low} and ${b.seq} < ${high}
+        and ${b.searchTerms} @@ ${keyedQuery(v.tsqueryTemplate, sql`s.search_key`)} and ${shown} and ${visibleTo(m, v.viewerId, sql`s.floor_seq`)}${andAll(filter)}
+      order by ${b.seq} desc limit ${v.limit}`;
+  }
+  if (source === 'messages') {
+    return sql`${columns} from ${messages} ${m}
+      where ${m.convId} = s.conv_id and ${m.seq} > ${low} and ${m.seq} < ${high} and ${shown} and ${visibleTo(m, v.viewerId, sql`s.floor_seq`)}${andAll(filter)}
+      order by ${m.seq} desc limit ${v.limit}`;
+  }
+  const keys =
+    source === 'pins'
+      ? sql`select ${pn.seq} as seq from ${messagePins} ${pn} where ${pn.convId} = s.conv_id and ${pn.seq} > ${low} and ${pn.seq} < ${high}`
+      : source === 'stars'
+        ? sql`select ${st.seq} as seq from ${messageStars} ${st}
+            where ${st.convId} = s.conv_id and ${st.seq} > ${low} and ${st.seq} < ${high} and ${st.userId} = ${v.viewerId}`
+        : source === 'mentions'
+          ? // The viewer's mentions and everyone's, through (user_id, conv_id, seq): a message naming both is one candidate.
+            sql`select distinct ${mm.seq} as seq from ${messageMentions} ${mm}
+              where ${mm.userId} in (${v.viewerId}, '') and ${mm.convId} = s.conv_id and ${mm.seq} > ${low} and ${mm.seq} < ${high}`
+          : // The roots of threads, through the thread index; whether the viewer can see a reply is the filter's to say.
+            sql`select distinct ${r.threadRootSeq} as seq from ${messages} ${r}
+              where ${r.convId} = s.conv_id and ${r.threadRootSeq} > ${low} and ${r.threadRootSeq} < ${high}`;
+  // The keys sorted and fenced, then one probe of messages each: the probe
+  // has nothing to range over, so no plan reads the conversation for it, and
+  // the hide is tested on the key before the probe.
+  return sql`${columns} from (${keys} order by seq desc offset 0) k
+    join ${messages} ${m} on ${m.convId} = s.conv_id and ${m.seq} = k.seq
+    where not ${hiddenFrom(sql`s.conv_id`, v.viewerId, sql`k.seq`)} and ${shown}${andAll(filter)}
+    order by k.seq desc limit ${v.limit}`;
+}
+
+/** The words' matches of scope row `s` below its window, newest first: the whole GIN lookup, fenced (see the module comment). */
+function olderWords(v: Slots<SearchValues>, filter: SQL[]): SQL {
+  return sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at from (
+      select found.conv_id, found.seq from (
+        -- Fenced: only the GIN index can answer this, once per conversation.
+        select ${b.convId} as conv_id, ${b.seq} as seq from ${messageBodies} ${b}
+        where ${b.searchTerms} @@ ${keyedQuery(v.tsqueryTemplate, sql`s.search_key`)}
+        offset 0) found
+      where found.conv_id = s.conv_id and found.seq > s.low_seq and found.seq <= s.window_low
+      -- Sorted before the visibility checks (fenced again), so they stop once the page is full.
+      order by found.seq desc
+      offset 0) found
+    join ${messages} ${m} on ${m.convId} = found.conv_id and ${m.seq} = found.seq
+    -- Above the floor already; the hide is tested on the match itself, so
+    -- a hidden match costs a probe of the ranges, not of messages too.
+    where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(sql`found.conv_id`, v.viewerId, sql`found.seq`)}${andAll(filter)}
+    order by found.seq desc
+    limit ${v.limit}`;
+}
+
+/** The search statement of `shape`; see the module comment. */
+function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
+  const source = sourceOf(shape);
+  const filter = filterConditions(shape, source, v);
   // Creation time follows seq within a conversation, so "after the cursor"
   // is "below one seq" in each: the first message at or past the cursor,
-  // found by one probe of (conv_id, created_at, seq).
+  // found by one probe of (conv_id, created_at, seq). `sentBefore` and
+  // `sentAfter` are seqs the same way.
   const afterTime = sql`(timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond')`;
-  const stopSeq = paged
-    ? sql`coalesce((select ${e.seq} from ${messages} ${e}
+  const stops: SQL[] = [];
+  if (shape.paged) {
+    stops.push(sql`coalesce((select ${e.seq} from ${messages} ${e}
           where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${afterTime}
             and (${e.createdAt}, ${e.convId}, ${e.seq}) >= (${afterTime}, ${v.afterConvId}::uuid, ${v.afterSeq}::int8)
-          order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`
-    : sql`${c.maxSeq} + 1`;
-  const scope = narrowed ? sql`${mb.convId} = ${v.convId}::uuid` : sql`true`;
-  const matches = keyedQuery(v.tsqueryTemplate, sql`s.search_key`);
-  // What the viewer may see of a found message `m` of scope row `s`.
-  const visible = sql`${m.revokedAt} is null and ${m.erasedAt} is null and ${visibleTo(m, v.viewerId, sql`s.floor_seq`)}`;
+          order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`);
+  }
+  if (shape.sentBefore) {
+    stops.push(sql`coalesce((select ${e.seq} from ${messages} ${e}
+          where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${v.sentBefore}::timestamptz
+          order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`);
+  }
+  const sentAfterSeq = shape.sentAfter
+    ? sql`coalesce((select ${e.seq} from ${messages} ${e}
+          where ${e.convId} = ${mb.convId} and ${e.createdAt} <= ${v.sentAfter}::timestamptz
+          order by ${e.createdAt} desc, ${e.seq} desc limit 1), 0)`
+    : sql`0`;
+  const stopSeq = stops.length === 0 ? sql`${c.maxSeq} + 1` : stops.length === 1 ? stops[0]! : sql`least(${sql.join(stops, sql`, `)})`;
+  const scope = shape.narrowed ? sql`${mb.convId} = ${v.convId}::uuid` : sql`true`;
+  const searchKey = shape.words ? sql`, ${searchKeySql(sql`s.conv_id`)} as search_key` : sql``;
+  const recent =
+    source === 'words' ? candidates('recent words', v, sql`s.window_low`, sql`s.stop_seq`, filter) : candidates(source, v, sql`s.window_low`, sql`s.stop_seq`, filter);
+  const older = source === 'words' ? olderWords(v, filter) : candidates(source, v, sql`s.low_seq`, sql`s.window_low + 1`, filter);
   return sql`with scope as (
-      select s.*, greatest(s.floor_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low, ${searchKeySql(sql`s.conv_id`)} as search_key
+      select s.*, greatest(s.low_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low${searchKey}
       from (
-        select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v)} as floor_seq, ${stopSeq} as stop_seq
-        from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
-        where ${mb.userId} = ${v.viewerId} and ${scope}
-        offset 0) s),
+        select f.*, greatest(f.floor_seq, f.after_seq) as low_seq from (
+          select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v)} as floor_seq, ${sentAfterSeq} as after_seq, ${stopSeq} as stop_seq
+          from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
+          where ${mb.userId} = ${v.viewerId} and ${scope}
+          offset 0) f) s),
     recent as (
-      select h.* from scope s cross join lateral (
-        select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at
-        from ${messageBodies} ${b} join ${messages} ${m} on ${m.convId} = ${b.convId} and ${m.seq} = ${b.seq}
-        where ${b.convId} = s.conv_id and ${b.seq} > s.window_low and ${b.seq} < s.stop_seq and ${b.searchTerms} @@ ${matches}
-          and ${visible}
-        order by ${b.seq} desc
-        limit ${v.limit}) h),
+      select h.* from scope s cross join lateral (${recent}) h),
     bar as (
       select created_at, conv_id, seq from recent
       order by created_at desc, conv_id desc, seq desc
       offset ${v.size} limit 1),
     older as (
-      select h.* from scope s cross join lateral (
-        select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at from (
-          select found.conv_id, found.seq from (
-            -- Fenced: only the GIN index can answer this, once per conversation.
-            select ${b.convId} as conv_id, ${b.seq} as seq from ${messageBodies} ${b} where ${b.searchTerms} @@ ${matches}
-            offset 0) found
-          where found.conv_id = s.conv_id and found.seq > s.floor_seq and found.seq <= s.window_low
-          -- Sorted before the visibility checks (fenced again), so they stop once the page is full.
-          order by found.seq desc
-          offset 0) found
-        join ${messages} ${m} on ${m.convId} = found.conv_id and ${m.seq} = found.seq
-        -- Above the floor already; the hide is tested on the match itself, so
-        -- a hidden match costs a probe of the ranges, not of messages too.
-        where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(sql`found.conv_id`, v.viewerId, sql`found.seq`)}
-        order by found.seq desc
-        limit ${v.limit}) h
-      where s.window_low > s.floor_seq
+      select h.* from scope s cross join lateral (${older}) h
+      where s.window_low > s.low_seq
         and (not exists (select from bar)
           -- The window's first message bounds everything below it.
           or coalesce((select (${e.createdAt}, ${e.convId}, ${e.seq}) > (select created_at, conv_id, seq from bar)
@@ -154,40 +328,68 @@ function searchStatement(v: Slots<SearchValues>, narrowed: boolean, paged: boole
     order by ${m.createdAt} desc, ${m.convId} desc, ${m.seq} desc`;
 }
 
-/** A search of every conversation the viewer is in (`narrowed` false), or of one, saying whether the viewer is in it. */
-function searchShape(narrowed: boolean, paged: boolean) {
+/** The statement of `shape`; narrowed to one conversation, it also says whether the viewer is in it. */
+function searchShape(shape: SearchShape): Statement<SearchValues> {
   return statement<SearchValues>((v) => {
-    const search = searchStatement(v, narrowed, paged);
-    if (!narrowed) return search;
+    const search = searchStatement(v, shape);
+    if (!shape.narrowed) return search;
     // Narrowed to one conversation: say whether the viewer is in it, in the same snapshot.
     return sql`select h.*, (select true from ${members} ${mb} where ${mb.convId} = ${v.convId}::uuid and ${mb.userId} = ${v.viewerId}) as is_member
         from (select 1) one left join lateral (${search}) h on true`;
   });
 }
 
-const searches = {
-  everywhere: { first: searchShape(false, false), after: searchShape(false, true) },
-  narrowed: { first: searchShape(true, false), after: searchShape(true, true) },
-};
+/** The statements by shape, each rendered on its first use (a few thousand shapes at most; a handful in use). */
+const searches = new Map<string, Statement<SearchValues>>();
+
+/** The shape of `request`. */
+function shapeOf(request: SearchRequest): SearchShape {
+  const f: MessageFilter = request.filter;
+  return {
+    narrowed: request.convId !== null,
+    paged: request.after !== null,
+    words: request.query !== null,
+    senders: f.senderIds !== null,
+    sentAfter: f.sentAfter !== null,
+    sentBefore: f.sentBefore !== null,
+    mentionsMe: f.mentionsMe,
+    starred: f.starred,
+    pinned: f.pinned,
+    hasReplies: f.hasReplies,
+  };
+}
+
+/** The statement of `shape`, rendered once. */
+function statementOf(shape: SearchShape): Statement<SearchValues> {
+  const key = JSON.stringify(shape);
+  let rendered = searches.get(key);
+  if (rendered === undefined) {
+    rendered = searchShape(shape);
+    searches.set(key, rendered);
+  }
+  return rendered;
+}
 
 /** The PostgreSQL search backend. */
 export const postgresSearch: SearchBackend = {
   name: 'postgresql',
   async search(db: SqlRunner, request: SearchRequest): Promise<SearchOutcome> {
-    const shapes = request.convId === null ? searches.everywhere : searches.narrowed;
     const after = request.after;
-    const statement = after === null ? shapes.first : shapes.after;
+    const { filter } = request;
     const rows = await db.rows<Partial<HitRow> & { is_member?: boolean | null }>(
-      statement({
+      statementOf(shapeOf(request))({
         ...retentionValues(request.retention),
         viewerId: request.viewerId,
-        tsqueryTemplate: request.query.tsqueryTemplate,
+        tsqueryTemplate: request.query?.tsqueryTemplate ?? '',
         size: request.size,
         limit: request.size + 1,
         convId: request.convId ?? '',
         afterMicros: after?.createdMicros ?? 0,
         afterConvId: after?.convId ?? '',
         afterSeq: after?.seq ?? 0,
+        senderIds: filter.senderIds ?? [],
+        sentAfter: filter.sentAfter ?? '',
+        sentBefore: filter.sentBefore ?? '',
       }),
     );
     if (request.convId !== null && rows[0]?.is_member !== true) return NOT_FOUND;
