@@ -96,7 +96,7 @@ interface SearchValues extends RetentionValues {
   afterMicros: number;
   afterConvId: string;
   afterSeq: number;
-  /** The filter's senders, times (ISO 8601) and booleans. */
+  /** The filter's senders and times (ISO 8601); its booleans are in the shape. */
   senderIds: string[];
   sentAfter: string;
   sentBefore: string;
@@ -139,6 +139,7 @@ function sourceOf(shape: SearchShape): Source {
 const m = alias(messages, 'm');
 const e = alias(messages, 'e');
 const r = alias(messages, 'r');
+const rt = alias(messages, 'rt');
 const b = alias(messageBodies, 'b');
 const wb = alias(messageBodies, 'wb');
 const mb = alias(members, 'mb');
@@ -157,11 +158,11 @@ function probe(from: SQL): SQL {
 }
 
 /**
- * The filter's conditions on candidate `m` of scope row `s`, besides the
- * views, and leaving out what the source already guarantees: its body is
- * warm and holds the words (a word source found it by them), its sender,
- * its times, and whether it mentions the viewer, is starred by them, is
- * pinned and has a reply they can see.
+ * The filter's conditions on candidate `m` of scope row `s` (the views are
+ * the candidate's own), less what `source` already guarantees. A candidate
+ * that no word lookup found must have a warm body holding the words, if
+ * there are any; a pin, star or mention source needs no second look at its
+ * own condition.
  */
 function filterConditions(shape: SearchShape, source: Source, v: Slots<SearchValues>): SQL[] {
   const parts: SQL[] = [];
@@ -232,8 +233,8 @@ function candidates(source: Exclude<Source, 'words'> | 'recent words', v: Slots<
             sql`select distinct ${mm.seq} as seq from ${messageMentions} ${mm}
               where ${mm.userId} in (${v.viewerId}, '') and ${mm.convId} = s.conv_id and ${mm.seq} > ${low} and ${mm.seq} < ${high}`
           : // The roots of threads, through the thread index; whether the viewer can see a reply is the filter's to say.
-            sql`select distinct ${r.threadRootSeq} as seq from ${messages} ${r}
-              where ${r.convId} = s.conv_id and ${r.threadRootSeq} > ${low} and ${r.threadRootSeq} < ${high}`;
+            sql`select distinct ${rt.threadRootSeq} as seq from ${messages} ${rt}
+              where ${rt.convId} = s.conv_id and ${rt.threadRootSeq} > ${low} and ${rt.threadRootSeq} < ${high}`;
   // The keys sorted and fenced, then one probe of messages each: the probe
   // has nothing to range over, so no plan reads the conversation for it, and
   // the hide is tested on the key before the probe.
@@ -292,8 +293,7 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   const stopSeq = stops.length === 0 ? sql`${c.maxSeq} + 1` : stops.length === 1 ? stops[0]! : sql`least(${sql.join(stops, sql`, `)})`;
   const scope = shape.narrowed ? sql`${mb.convId} = ${v.convId}::uuid` : sql`true`;
   const searchKey = shape.words ? sql`, ${searchKeySql(sql`s.conv_id`)} as search_key` : sql``;
-  const recent =
-    source === 'words' ? candidates('recent words', v, sql`s.window_low`, sql`s.stop_seq`, filter) : candidates(source, v, sql`s.window_low`, sql`s.stop_seq`, filter);
+  const recent = candidates(source === 'words' ? 'recent words' : source, v, sql`s.window_low`, sql`s.stop_seq`, filter);
   const older = source === 'words' ? olderWords(v, filter) : candidates(source, v, sql`s.low_seq`, sql`s.window_low + 1`, filter);
   return sql`with scope as (
       select s.*, greatest(s.low_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low${searchKey}
