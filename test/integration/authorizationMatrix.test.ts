@@ -92,6 +92,12 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
   'Query.search': (t) => [
     { query: 'query ($id: ID!) { search(query: "launch code", conversationId: $id) { edges { node { seq content { ... on TextContent { text } } } snippet { text } } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { search(query: "0451", conversationId: $id, first: 100) { pageInfo { hasNextPage endCursor } } }', variables: { id: t.conversationId } },
+    // Named in the filter, with words or without, and with conditions its messages meet: NOT_FOUND all the same.
+    { query: 'query ($id: ID!) { search(filter: { conversationId: $id }) { edges { node { seq content { ... on TextContent { text } } } snippet { text } } } }', variables: { id: t.conversationId } },
+    {
+      query: 'query ($id: ID!) { search(query: "launch", conversationId: $id, filter: { conversationId: $id, senderIds: ["alice"], hasReplies: true }) { edges { snippet { text } } } }',
+      variables: { id: t.conversationId },
+    },
   ],
   'Mutation.sendMessage': (t) => [
     { query: 'mutation ($id: ID!) { sendMessage(input: { conversationId: $id, clientMsgId: "intruder", text: "hi" }) { message { seq } } }', variables: { id: t.conversationId } },
