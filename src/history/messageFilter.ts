@@ -46,7 +46,7 @@ export interface MessageFilter {
 }
 
 /** What a search covers besides its words: one conversation (its id as given) or all, and the filter. */
-export interface SearchScope {
+interface SearchScope {
   conversationId: string | null;
   filter: MessageFilter;
 }
