@@ -18,6 +18,7 @@
 import { createHmac } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { encodeOpaque } from '../../src/history/opaque.ts';
+import { encodeSearchCursor, searchScopeKey } from '../../src/history/searchCursor.ts';
 import { TEST_SECRET } from './harness.ts';
 import { MESSAGES, SEND } from './operations.ts';
 
@@ -212,6 +213,12 @@ const ADD_MEMBERS = 'mutation ($c: ID!, $userIds: [ID!]!) { addMembers(input: { 
 const membersAfter = (millisText: string, userId: string) =>
   member(MEMBERS_AFTER, (f) => ({ id: f.convId, after: handmadeMemberCursor(cursorFields(f.cursor)[1]!, millisText, userId) }));
 const messagesAt = (time: string) => member(MESSAGES_AT, (f) => ({ id: f.convId, time }));
+
+const SEARCH = 'query ($q: String, $c: ID, $f: MessageFilter, $after: String) { search(query: $q, conversationId: $c, filter: $f, after: $after) { edges { cursor } } }';
+/** A search by the member with `variables`. */
+const search = (variables: Record<string, unknown> | ((f: CorpusFixtures) => Record<string, unknown>)) => member(SEARCH, variables);
+/** A well-formed cursor of `search(query: "message")` with no filter ("message" is its own key). */
+const plainSearchCursor = (f: CorpusFixtures) => encodeSearchCursor(searchScopeKey('message', null), { createdMicros: 1, convId: f.thread.convUuid, seq: 1 });
 
 export const EDIT = 'mutation ($m: ID!, $text: String!) { editMessage(input: { messageId: $m, text: $text }) { message { id } } }';
 export const REACT = 'mutation ($m: ID!, $r: String!) { addReaction(input: { messageId: $m, reaction: $r }) { message { id } } }';
@@ -696,6 +703,8 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       code: 'BAD_USER_INPUT',
       request: member('mutation ($c: ID!, $s: Seq!) { markRead(input: { conversationId: $c, seq: $s }) { conversation { id } } }', (f) => ({ c: f.convId, s: '5' })),
     },
+    { name: 'a search filter sent after February 30', status: 400, code: 'BAD_USER_INPUT', request: search({ f: { sentAfter: '2026-02-30T00:00:00Z' } }) },
+    { name: 'a search filter with mentionsMe as a string', status: 400, code: 'BAD_USER_INPUT', request: search({ f: { mentionsMe: 'yes' } }) },
     { name: 'a variable used but never declared', status: 400, code: 'GRAPHQL_VALIDATION_FAILED', request: member('{ conversation(id: $id) { id } }') },
     {
       name: 'a variable declared with a type its position does not allow',
@@ -779,6 +788,13 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       request: page((f) => ({ last: 5, before: handmadeCursor(cursorFields(f.cursor)[1]!, '99999999999999999999') })),
     },
     { name: 'a 100 KB cursor', status: 200, code: 'BAD_USER_INPUT', request: page((f) => ({ first: 5, after: f.cursor.repeat(2000) })) },
+    {
+      name: 'search(after:) a cursor of the same words without the filter',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'after',
+      request: search((f) => ({ q: 'message', f: { starred: false }, after: plainSearchCursor(f) })),
+    },
     { name: 'edits(after:) random base64url', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.rootId, after: Buffer.from('no edit cursor').toString('base64url') })) },
     { name: 'edits(after:) a cursor of another message\'s edits', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.replyId, after: f.thread.editCursor })) },
     { name: 'edits(after:) a page cursor', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(EDITS, (f) => ({ m: f.thread.rootId, after: f.cursor })) },
@@ -806,6 +822,7 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       code: 'NOT_FOUND',
       request: member('query ($id: ID!) { message(id: $id) { seq } }', (f) => ({ id: f.convId })),
     },
+    { name: 'a message id as the conversation a search filter names', status: 200, code: 'NOT_FOUND', request: search((f) => ({ f: { conversationId: f.messageId } })) },
     { name: 'a user id given to conversation(id:)', status: 200, code: 'NOT_FOUND', request: member('{ conversation(id: "bob") { title } }') },
     { name: 'an empty id', status: 200, code: 'NOT_FOUND', request: member('{ conversation(id: "") { title } }') },
     { name: 'a garbage id', status: 200, code: 'NOT_FOUND', request: member(`{ message(id: "'; select pg_sleep(10); --") { seq } }`) },
@@ -948,6 +965,30 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       code: 'BAD_USER_INPUT',
       argumentName: 'after',
       request: member(EDITS, (f) => ({ m: f.thread.rootId, after: encodeOpaque('ed1', [f.thread.convUuid, f.thread.rootSeq, 2_147_483_648]) })),
+    },
+    { name: 'a search filter of no senders', status: 200, code: 'BAD_USER_INPUT', argumentName: 'filter.senderIds', request: search({ q: 'message', f: { senderIds: [] } }) },
+    {
+      name: 'a search filter of 101 senders',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'filter.senderIds',
+      request: search({ q: 'message', f: { senderIds: Array.from({ length: 101 }, (_, i) => `user-${i}`) } }),
+    },
+    { name: 'a search filter naming a sender id with a NUL byte', status: 200, code: 'BAD_USER_INPUT', argumentName: 'filter.senderIds', request: search({ f: { senderIds: ['b\u0000b'] } }) },
+    {
+      name: 'a search filter sent after the instant it is sent before',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'filter.sentBefore',
+      request: search({ f: { sentAfter: '2026-01-01T00:00:00Z', sentBefore: '2026-01-01T00:00:00Z' } }),
+    },
+    { name: 'a search with neither words nor a condition', status: 200, code: 'BAD_USER_INPUT', argumentName: 'query', request: search({ f: { pinned: null } }) },
+    {
+      name: 'a search naming one conversation as its argument and another in its filter',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'filter.conversationId',
+      request: search((f) => ({ q: 'message', c: f.convId, f: { conversationId: f.thread.convId } })),
     },
     { name: 'messagesAt February 30', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('2026-02-30T00:00:00Z') },
     { name: 'messagesAt year 0000', status: 400, code: 'BAD_USER_INPUT', request: messagesAt('0000-01-01T00:00:00Z') },
