@@ -217,7 +217,7 @@ async function runFanout(url: string): Promise<SectionResult> {
 
 /** Search: search beside the newest pages of the search user's conversations. */
 async function runSearch(url: string): Promise<SectionResult> {
-  log(`== search: search(first: 20) and newest pages as the search user, ${SECONDS} s each`);
+  log(`== search: search(first: 20) with and without a filter, and newest pages, as the search user, ${SECONDS} s each`);
   const m = await measureSearch(DATABASE_URL!, url, SECRET, SECONDS, log);
   return { tables: searchTables(m, SECONDS), notes: [], measurements: m };
 }

@@ -3,13 +3,15 @@
  * of 100 conversations (about 75,000 of the 2,000,000 messages; see
  * `SEARCH_BENCH_USER`), over a rotation of words and phrases, Chinese,
  * English and mixed, most of them in a third of all messages (the bench
- * texts are made of 30 fragments) and one in none; beside it, in the same
- * run, the newest page (50 messages) of one of that user's conversations.
- * Target: search p99 within 10x of the page read's p99. Also the index size
- * per million messages.
+ * texts are made of 30 fragments) and one in none; the same words filtered
+ * to two senders (each in 5 of the 100 conversations, a fifth of their
+ * messages) and the last year; that filter alone, without words; and beside
+ * them, in the same run, the newest page (50 messages) of one of that
+ * user's conversations. Target: each search's p99 within 10x of the page
+ * read's p99. Also the index size per million messages.
  *
  *   node --import tsx bench/search.ts <url>                        (a running server with JWT_SECRET)
- *   node --import tsx bench/search.ts load <search|page> <url> <connections> <seconds>   (one load process)
+ *   node --import tsx bench/search.ts load <search|filtered|filter-only|page> <url> <connections> <seconds>   (one load process)
  */
 import { runGraphQLLoad } from './graphqlLoad.ts';
 import { spawn } from 'node:child_process';
@@ -28,11 +30,26 @@ const SEARCH_QUERIES = ['消息', '漫游', 'GraphQL', 'review', '数据库迁�
 const SEARCH_QUERY = `query Search($query: String!) { search(query: $query, first: 20) {
   edges { cursor node { id seq createdAt sender { id } content { __typename ... on TextContent { text } } } snippet { text highlights { start end } } }
   pageInfo { hasNextPage endCursor } } }`;
+/** The filtered runs' senders: members of conversations 1 to 5 and 46 to 50 of the search user's (`benchMembers`). */
+const FILTER_SENDERS = ['user-5', 'user-50'];
+const FILTERED_QUERY = `query Search($query: String, $filter: MessageFilter) { search(query: $query, filter: $filter, first: 20) {
+  edges { cursor node { id seq createdAt sender { id } content { __typename ... on TextContent { text } } } snippet { text highlights { start end } } }
+  pageInfo { hasNextPage endCursor } } }`;
+/** Where the load process finds the filtered runs' `sentAfter`: a year before the newest message of the search user's conversations. */
+const SENT_AFTER_ENV = 'SEARCH_BENCH_SENT_AFTER';
 const SEARCH_TARGET_RATIO = 10;
+
+/** The kinds of request a load process sends. */
+type LoadKind = 'search' | 'filtered' | 'filter-only' | 'page';
+const LOAD_KINDS: readonly LoadKind[] = ['search', 'filtered', 'filter-only', 'page'];
 
 /** What the search row measured. */
 export interface SearchMeasurement {
   search: LoadResult;
+  /** The same words, filtered to two senders and the last year. */
+  filtered: LoadResult;
+  /** That filter alone, without words. */
+  filterOnly: LoadResult;
   page: LoadResult;
   indexBytesPerMillion: number;
   vectorBytesPerMillion: number;
@@ -41,26 +58,31 @@ export interface SearchMeasurement {
 
 let counter = 0;
 /** The next request body of a load kind. */
-function body(kind: 'search' | 'page'): string {
+function body(kind: LoadKind): string {
   counter += 1;
-  if (kind === 'search') return JSON.stringify({ query: SEARCH_QUERY, variables: { query: SEARCH_QUERIES[counter % SEARCH_QUERIES.length] } });
+  const query = SEARCH_QUERIES[counter % SEARCH_QUERIES.length];
+  if (kind === 'search') return JSON.stringify({ query: SEARCH_QUERY, variables: { query } });
+  if (kind === 'filtered' || kind === 'filter-only') {
+    const filter = { senderIds: FILTER_SENDERS, sentAfter: process.env[SENT_AFTER_ENV] };
+    return JSON.stringify({ query: FILTERED_QUERY, variables: { query: kind === 'filtered' ? query : null, filter } });
+  }
   const id = conversationGlobalId(benchConversationId(1 + (counter % SEARCH_BENCH_CONVERSATIONS)));
   return JSON.stringify({ query: PAGE_QUERY, variables: { id } });
 }
 
 /** One load process: autocannon as the search user, one JSON LoadResult line. */
-async function loadProcess(kind: 'search' | 'page', url: string, connections: number, seconds: number): Promise<void> {
+async function loadProcess(kind: LoadKind, url: string, connections: number, seconds: number): Promise<void> {
   const token = await signToken(process.env.JWT_SECRET!, SEARCH_BENCH_USER, 3600);
   const out = await runGraphQLLoad({ url, connections, seconds, next: () => ({ body: body(kind), token }) });
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-/** Runs a load process of `kind` and reads its line. */
-function load(kind: 'search' | 'page', url: string, secret: string, seconds: number): Promise<LoadResult> {
+/** Runs a load process of `kind` and reads its line; `sentAfter` is the filtered runs'. */
+function load(kind: LoadKind, url: string, secret: string, seconds: number, sentAfter: string): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/search.ts', 'load', kind, url, '10', String(seconds)], {
       // The load process signs its tokens with the server's secret.
-      env: { ...process.env, JWT_SECRET: secret },
+      env: { ...process.env, JWT_SECRET: secret, [SENT_AFTER_ENV]: sentAfter },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -91,40 +113,67 @@ export async function measureSearch(
         (select sum(pg_column_size(search_terms)) from message_bodies)::int8 as vector_bytes`),
     );
     if (sizes!.missing > 0) throw new Error(`${sizes!.missing} bodies have no search vector: run \`npx backscroll reindex-search\` first.`);
+    const ids = Array.from({ length: SEARCH_BENCH_CONVERSATIONS }, (_, k) => benchConversationId(k + 1));
+    // A conversation's last activity is its newest message's creation time.
+    const [newest] = rowsOf<{ sent_after: string }>(
+      await db.db.execute(sql`select to_char(max(last_activity_at) at time zone 'UTC' - interval '1 year', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as sent_after
+        from conversations where id = any(${sql.param(ids)}::uuid[])`),
+    );
+    const sentAfter = newest!.sent_after;
     log(`search: warming up (3 s)...`);
-    await load('search', url, secret, 3);
+    await load('search', url, secret, 3, sentAfter);
     log(`search: newest pages of the search user's conversations ${seconds} s...`);
-    const page = await load('page', url, secret, seconds);
+    const page = await load('page', url, secret, seconds, sentAfter);
     log(`search: search(first: 20) over ${SEARCH_QUERIES.length} queries ${seconds} s...`);
-    const search = await load('search', url, secret, seconds);
+    const search = await load('search', url, secret, seconds, sentAfter);
+    log(`search: the same, filtered to senders ${FILTER_SENDERS.join(' and ')} sent after ${sentAfter}, ${seconds} s...`);
+    const filtered = await load('filtered', url, secret, seconds, sentAfter);
+    log(`search: that filter alone, without words, ${seconds} s...`);
+    const filterOnly = await load('filter-only', url, secret, seconds, sentAfter);
     const perMillion = (bytes: number) => (bytes / sizes!.messages) * 1_000_000;
-    return { search, page, messages: sizes!.messages, indexBytesPerMillion: perMillion(sizes!.index_bytes), vectorBytesPerMillion: perMillion(sizes!.vector_bytes) };
+    return {
+      search,
+      filtered,
+      filterOnly,
+      page,
+      messages: sizes!.messages,
+      indexBytesPerMillion: perMillion(sizes!.index_bytes),
+      vectorBytesPerMillion: perMillion(sizes!.vector_bytes),
+    };
   } finally {
     await db.close();
   }
 }
 
-/** The search tables: the two load runs, then the ratio against its target and the index size. */
+/** The search tables: the load runs, then each search's ratio against its target and the index size. */
 export function searchTables(m: SearchMeasurement, seconds: number): ResultTable[] {
   const row = (label: string, r: LoadResult) => ({ label, cells: [num(r.perSecond), num(r.p50, 2), num(r.p99, 2), num(r.failures)] });
-  const ratio = m.search.p99 / m.page.p99;
+  const target = (label: string, r: LoadResult) => {
+    const ratio = r.p99 / m.page.p99;
+    return { label, cells: [{ text: `${ratio.toFixed(1)}x`, value: ratio }, words(`≤ ${SEARCH_TARGET_RATIO}x`), words(ratio <= SEARCH_TARGET_RATIO ? 'yes' : 'NO')] };
+  };
   const mb = (bytes: number) => num(bytes / 1024 / 1024);
+  const filter = `${FILTER_SENDERS.length} senders, last year`;
   return [
     {
       id: 'search',
-      title: `Search (\`search(query:, first: 20)\` as a member of 100 conversations, beside their newest pages; 10 connections, ${seconds} s each)`,
+      title: `Search (\`search(query:, first: 20)\` as a member of 100 conversations, with and without \`filter\`, beside their newest pages; 10 connections, ${seconds} s each)`,
       header: ['', 'req/s', 'p50 ms', 'p99 ms', 'failures'],
-      rows: [row('search, member of 100 conversations', m.search), row('newest page (50) of those conversations', m.page)],
+      rows: [
+        row('search, member of 100 conversations', m.search),
+        row(`filtered search (${filter})`, m.filtered),
+        row(`filter alone, no words (${filter})`, m.filterOnly),
+        row('newest page (50) of those conversations', m.page),
+      ],
     },
     {
       id: 'search-target',
       title: `Search against its target, and the index size (${m.messages.toLocaleString('en')} messages)`,
       header: ['', 'measured', 'target', 'met'],
       rows: [
-        {
-          label: "search p99 / the page read's p99",
-          cells: [{ text: `${ratio.toFixed(1)}x`, value: ratio }, words(`≤ ${SEARCH_TARGET_RATIO}x`), words(ratio <= SEARCH_TARGET_RATIO ? 'yes' : 'NO')],
-        },
+        target("search p99 / the page read's p99", m.search),
+        target("filtered search p99 / the page read's p99", m.filtered),
+        target("filter alone p99 / the page read's p99", m.filterOnly),
         { label: 'GIN index per million messages, MB', cells: [mb(m.indexBytesPerMillion), words(''), words('')] },
         { label: 'vectors on the body rows per million messages, MB', cells: [mb(m.vectorBytesPerMillion), words(''), words('')] },
       ],
@@ -135,7 +184,9 @@ export function searchTables(m: SearchMeasurement, seconds: number): ResultTable
 const [mode, ...args] = process.argv.slice(2);
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('bench/search.ts')) {
   if (mode === 'load') {
-    await loadProcess(args[0] as 'search' | 'page', args[1]!, Number(args[2]), Number(args[3]));
+    const kind = args[0] as LoadKind;
+    if (!LOAD_KINDS.includes(kind)) throw new Error(`A load process runs one of ${LOAD_KINDS.join(', ')}, got ${JSON.stringify(args[0])}.`);
+    await loadProcess(kind, args[1]!, Number(args[2]), Number(args[3]));
   } else if (mode !== undefined) {
     const seconds = Number(process.env.BENCH_SECONDS ?? 15);
     const log = (line: string) => process.stdout.write(`${line}\n`);
