@@ -777,7 +777,10 @@ export type MessageFilter = {
   conversationId?: InputMaybe<Scalars['ID']['input']>;
   /** true: only messages that have replies you can see; false: only those without. */
   hasReplies?: InputMaybe<Scalars['Boolean']['input']>;
-  /** true: only messages that mention you by name or mention everyone; false: only those that do not. */
+  /**
+   * true: only messages that mention you by name or mention everyone (your own
+   * messages never mention you); false: only those that do not.
+   */
   mentionsMe?: InputMaybe<Scalars['Boolean']['input']>;
   /** true: only pinned messages; false: only those not pinned. */
   pinned?: InputMaybe<Scalars['Boolean']['input']>;
@@ -806,11 +809,11 @@ export type MessageSearchConnection = {
 /** One message that matched a search. */
 export type MessageSearchEdge = {
   __typename?: 'MessageSearchEdge';
-  /** An opaque cursor for this hit's place; valid only for the same `query` and `conversationId`. */
+  /** An opaque cursor for this hit's place; valid only for the same `query`, `conversationId` and `filter`. */
   cursor: Scalars['String']['output'];
   /** The message as you see it, read in the same snapshot as the search. */
   node: Message;
-  /** The text around the first match, with every match in it marked. */
+  /** The text around the first match, with every match in it marked; without `query`, the start of the text, nothing marked. */
   snippet: SearchSnippet;
 };
 
