@@ -3,7 +3,7 @@
  * forged cursors and ids (re-encoded with a correct checksum, since cursors
  * are not signed, around arbitrary field values), arbitrary strings and
  * integers for every cursor and page-size argument, reactions, DateTime
- * strings and user ids. Whatever comes in, the answer is data or a known client error code,
+ * strings, user ids and search filters. Whatever comes in, the answer is data or a known client error code,
  * never a 500 or `INTERNAL_SERVER_ERROR`. Fixed cases that once failed live
  * in badInputCorpus.ts ('made-up values').
  */
@@ -42,6 +42,8 @@ const ANNOUNCEMENTS = `query ($first: Int, $after: String) {
   viewer { announcements(first: $first, after: $after) { edges { cursor node { id title publishedAt unread } } ${PAGE_INFO} } } }`;
 const SEARCH = `query ($first: Int, $after: String) {
   search(query: "message", first: $first, after: $after) { edges { cursor node { ${MESSAGE_FIELDS} } snippet { text } } ${PAGE_INFO} } }`;
+const FILTERED_SEARCH = `query ($query: String, $conversationId: ID, $filter: MessageFilter, $first: Int) {
+  search(query: $query, conversationId: $conversationId, filter: $filter, first: $first) { edges { cursor node { ${MESSAGE_FIELDS} } snippet { text } } ${PAGE_INFO} } }`;
 const NODE = `query ($id: ID!) { node(id: $id) { __typename id ... on Message { seq } ... on Conversation { maxSeq } ... on Announcement { title } } }`;
 const MESSAGE = `query ($id: ID!) { message(id: $id) { ${MESSAGE_FIELDS} } }`;
 const CONVERSATION = 'query ($id: ID!) { conversation(id: $id) { id maxSeq title } }';
@@ -313,6 +315,31 @@ describe.each(backends)('Made-up inputs answer data or a client error, never an 
     const request = fc
       .record({ id: fc.constant(targets.groupId), time: dateTimeText, before: pageSize, after: pageSize })
       .map((variables): FuzzedRequest => ({ as: 'alice', query: MESSAGES_AT, variables }));
+    await fc.assert(fc.asyncProperty(request, check), { numRuns: RUNS });
+  });
+
+  it('search filters with made-up senders, times, conversations and conditions, with words and without', async () => {
+    const forged = forgedTokens(targets);
+    const conversationId = fc.option(fc.oneof({ weight: 3, arbitrary: fc.constant(targets.groupId) }, { weight: 1, arbitrary: forged.conversationId }, { weight: 1, arbitrary: anyText }), {
+      nil: null,
+    });
+    const condition = fc.option(fc.boolean(), { nil: null });
+    const filter = fc.option(
+      fc.record({
+        conversationId,
+        senderIds: fc.option(fc.array(userIdText, { maxLength: 3 }), { nil: null }),
+        sentAfter: fc.option(dateTimeText, { nil: null }),
+        sentBefore: fc.option(dateTimeText, { nil: null }),
+        mentionsMe: condition,
+        starred: condition,
+        pinned: condition,
+        hasReplies: condition,
+      }),
+      { nil: null },
+    );
+    const request = fc
+      .record({ query: fc.option(fc.oneof(fc.constant('message'), anyText), { nil: null }), conversationId, filter, first: pageSize })
+      .map((variables): FuzzedRequest => ({ as: 'alice', query: FILTERED_SEARCH, variables }));
     await fc.assert(fc.asyncProperty(request, check), { numRuns: RUNS });
   });
 
