@@ -112,7 +112,7 @@ describe.each(backends)('Search filters (%s)', (backend) => {
 
   describe('narrows by each condition, inside the search', () => {
     let group: { id: string; uuid: string };
-    /** The texts sent, oldest first, by sender. */
+    /** The messages sent, oldest first, with their texts and senders. */
     const sent: { text: string; sender: string; id: string; seq: number }[] = [];
     const textsBy = (pick: (m: (typeof sent)[number]) => boolean) => sent.filter(pick).map((m) => m.text).reverse();
 
