@@ -107,6 +107,7 @@ export const CATEGORIES = [
   'made-up values',
   'reactions that are not one emoji or shortcode',
   'edits, replies and threads refused',
+  'mentions refused',
   'invalid JWTs',
   'oversized bodies',
 ] as const;
@@ -227,6 +228,10 @@ export const REPLY = 'mutation ($c: ID!, $m: ID!, $text: String = "a reply") { s
 const MARK_THREAD_READ = 'mutation ($m: ID!, $s: Seq!) { markThreadRead(input: { messageId: $m, seq: $s }) { message { id } } }';
 const STAR = 'mutation ($m: ID!) { starMessage(input: { messageId: $m }) { message { starredByMe } } }';
 const STARRED = 'query ($first: Int, $after: String) { viewer { starredMessages(first: $first, after: $after) { edges { node { id } } } } }';
+const MENTIONS = 'query ($first: Int, $after: String) { viewer { mentions(first: $first, after: $after) { edges { node { id } } } } }';
+const MENTIONING = 'mutation ($c: ID!, $ids: [ID!], $all: Boolean) { sendMessage(input: { conversationId: $c, clientMsgId: "mentioning", text: "hi", mentionUserIds: $ids, mentionEveryone: $all }) { deduplicated } }';
+/** A send by the member to their group that mentions `ids` (and everyone, as `all` says). */
+const mentioning = (ids: unknown, all: unknown = null) => member(MENTIONING, (f) => ({ c: f.convId, ids, all }));
 const PIN = 'mutation ($m: ID!) { pinMessage(input: { messageId: $m }) { message { id } } }';
 const PINS = 'query ($c: ID!, $first: Int, $after: String) { conversation(id: $c) { pinnedMessages(first: $first, after: $after) { edges { node { id } } } } }';
 const SETTINGS = 'mutation ($c: ID!) { setConversationSettings(input: { conversationId: $c, membersMayPin: true }) { conversation { membersMayPin } } }';
@@ -1074,6 +1079,22 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
       argumentName: 'last',
       request: member(FIRST_UNREAD_PAGE, (f) => ({ c: f.thread.convId, last: 101 })),
     },
+  ]),
+  ...cases('mentions refused', [
+    { name: 'a mention of a user who is not a member', status: 200, code: 'BAD_USER_INPUT', argumentName: 'mentionUserIds', request: mentioning(['nobody-here']) },
+    { name: 'a mention of an empty user id', status: 200, code: 'BAD_USER_INPUT', argumentName: 'mentionUserIds', request: mentioning(['']) },
+    { name: 'a mention of a user id with a NUL byte', status: 200, code: 'BAD_USER_INPUT', argumentName: 'mentionUserIds', request: mentioning(['a\u0000b']) },
+    {
+      name: 'mentions of 51 distinct users',
+      status: 200,
+      code: 'BAD_USER_INPUT',
+      argumentName: 'mentionUserIds',
+      request: mentioning(Array.from({ length: 51 }, (_, i) => `user-${i}`)),
+    },
+    { name: 'mentionEveryone as a string', status: 400, code: 'BAD_USER_INPUT', request: mentioning(null, 'yes') },
+    { name: 'a mentions list of 0', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(MENTIONS, { first: 0 }) },
+    { name: 'a mentions list of 101', status: 200, code: 'BAD_USER_INPUT', argumentName: 'first', request: member(MENTIONS, { first: 101 }) },
+    { name: 'a mentions list after a starred-list cursor', status: 200, code: 'BAD_USER_INPUT', argumentName: 'after', request: member(MENTIONS, (f) => ({ after: encodeOpaque('st1', [5, f.thread.convUuid, 1]) })) },
   ]),
   ...cases('invalid JWTs', [
     { name: 'no Authorization header on a mutation', status: 401, code: 'UNAUTHENTICATED', request: sendWith(undefined) },
