@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx: nothing to build first.
-import { register } from 'tsx/esm/api';
+// Runs src/ as one bundle that bin/bundle.js builds when the sources change
+// (it says why not tsx); through tsx only where the bundle cannot be kept.
+import { bundledCli } from './bundle.js';
 
-register();
-await import('../src/cli.ts');
+const bundle = await bundledCli();
+if (bundle !== null) {
+  await import(bundle);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../src/cli.ts');
+}
