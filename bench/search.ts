@@ -7,8 +7,9 @@
  * to two senders (each in 5 of the 100 conversations, a fifth of their
  * messages) and the last year; that filter alone, without words; and beside
  * them, in the same run, the newest page (50 messages) of one of that
- * user's conversations. Target: each search's p99 within 10x of the page
- * read's p99. Also the index size per million messages.
+ * user's conversations. Targets: plain search at 200 a second or more with
+ * its p99 within 5x of the page read's p99, filtered ones within 10x. Also
+ * the index size per million messages.
  *
  *   node --import tsx bench/search.ts <url>                        (a running server with JWT_SECRET)
  *   node --import tsx bench/search.ts load <search|filtered|filter-only|page> <url> <connections> <seconds>   (one load process)
@@ -26,7 +27,8 @@ import { num, printTable, type ResultTable, words } from './table.ts';
 import { PAGE_QUERY } from './scenarios.ts';
 
 /** What the search bench asks for. */
-const SEARCH_QUERIES = ['消息', '漫游', 'GraphQL', 'review', '数据库迁移', 'p99', 'GraphQL 游标分页', 'PostgreSQL keyset', '收到', '服务器重启', 'staging', '不存在的词'];
+// '消息 review' and '爬山 消息' are both in one message of ten (issue 15's "about one in ten among the mix").
+const SEARCH_QUERIES = ['消息', '漫游', 'GraphQL', 'review', '数据库迁移', 'p99', 'GraphQL 游标分页', 'PostgreSQL keyset', '收到', '服务器重启', 'staging', '不存在的词', '消息 review', '爬山 消息'];
 const SEARCH_QUERY = `query Search($query: String!) { search(query: $query, first: 20) {
   edges { cursor node { id seq createdAt sender { id } content { __typename ... on TextContent { text } } } snippet { text highlights { start end } } }
   pageInfo { hasNextPage endCursor } } }`;
@@ -37,7 +39,11 @@ const FILTERED_QUERY = `query Search($query: String, $filter: MessageFilter) { s
   pageInfo { hasNextPage endCursor } } }`;
 /** Where the load process finds the filtered runs' `sentAfter`: a year before the newest message of the search user's conversations. */
 const SENT_AFTER_ENV = 'SEARCH_BENCH_SENT_AFTER';
-const SEARCH_TARGET_RATIO = 10;
+/** Issue 15's targets for plain search: p99 within 5x of the page read's, and at least 200 a second. */
+const SEARCH_TARGET_RATIO = 5;
+const SEARCH_TARGET_RATE = 200;
+/** Issue 18's for searches with a filter. */
+const FILTERED_TARGET_RATIO = 10;
 
 /** The kinds of request a load process sends. */
 type LoadKind = 'search' | 'filtered' | 'filter-only' | 'page';
@@ -148,9 +154,9 @@ export async function measureSearch(
 /** The search tables: the load runs, then each search's ratio against its target and the index size. */
 export function searchTables(m: SearchMeasurement, seconds: number): ResultTable[] {
   const row = (label: string, r: LoadResult) => ({ label, cells: [num(r.perSecond), num(r.p50, 2), num(r.p99, 2), num(r.failures)] });
-  const target = (label: string, r: LoadResult) => {
+  const target = (label: string, r: LoadResult, limit: number) => {
     const ratio = r.p99 / m.page.p99;
-    return { label, cells: [{ text: `${ratio.toFixed(1)}x`, value: ratio }, words(`≤ ${SEARCH_TARGET_RATIO}x`), words(ratio <= SEARCH_TARGET_RATIO ? 'yes' : 'NO')] };
+    return { label, cells: [{ text: `${ratio.toFixed(1)}x`, value: ratio }, words(`≤ ${limit}x`), words(ratio <= limit ? 'yes' : 'NO')] };
   };
   const mb = (bytes: number) => num(bytes / 1024 / 1024);
   const filter = `${FILTER_SENDERS.length} senders, last year`;
@@ -171,9 +177,10 @@ export function searchTables(m: SearchMeasurement, seconds: number): ResultTable
       title: `Search against its target, and the index size (${m.messages.toLocaleString('en')} messages)`,
       header: ['', 'measured', 'target', 'met'],
       rows: [
-        target("search p99 / the page read's p99", m.search),
-        target("filtered search p99 / the page read's p99", m.filtered),
-        target("filter alone p99 / the page read's p99", m.filterOnly),
+        { label: 'search, req/s', cells: [num(m.search.perSecond), words(`≥ ${SEARCH_TARGET_RATE}`), words(m.search.perSecond >= SEARCH_TARGET_RATE ? 'yes' : 'NO')] },
+        target("search p99 / the page read's p99", m.search, SEARCH_TARGET_RATIO),
+        target("filtered search p99 / the page read's p99", m.filtered, FILTERED_TARGET_RATIO),
+        target("filter alone p99 / the page read's p99", m.filterOnly, FILTERED_TARGET_RATIO),
         { label: 'GIN index per million messages, MB', cells: [mb(m.indexBytesPerMillion), words(''), words('')] },
         { label: 'vectors on the body rows per million messages, MB', cells: [mb(m.vectorBytesPerMillion), words(''), words('')] },
       ],
