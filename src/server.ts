@@ -110,7 +110,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
   // Counters every process on one PostgreSQL shares; PGlite serves one process, so memory is exact there.
   const limiter = createRateLimiter(
     config.rateLimits,
-    client.kind === 'postgres' ? { kind: 'postgres', db: drizzlePostgres(client.sql) as unknown as Database } : { kind: 'memory' },
+    client.kind === 'postgres' ? { kind: 'postgres', db: drizzlePostgres(client.sql) as unknown as Database, runner: createRunner(client) } : { kind: 'memory' },
   );
   const gate = createOperationGate({ schema, maxCost: config.queryLimits.nodes, limiter, path: GRAPHQL_PATH });
   const apollo = new ApolloServer<RequestContext>({

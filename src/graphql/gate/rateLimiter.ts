@@ -1,7 +1,7 @@
 /**
  * Per-user rate limits, counted where every server process sees the same
- * numbers: in PostgreSQL (rate-limiter-flexible's Drizzle store, one upsert
- * per check) when the server runs on it, in this process's memory on PGlite,
+ * numbers: in PostgreSQL (rate-limiter-flexible's Drizzle store, one
+ * prepared upsert per check: see store/rateLimitCounters.ts) when the server runs on it, in this process's memory on PGlite,
  * which only ever serves one process. Each limit allows `burst` actions in a
  * fixed window of `burst / perSecond` seconds: `perSecond` on average, at most
  * `burst` at once. If PostgreSQL cannot answer, the same limit is kept in
@@ -11,7 +11,9 @@
 import { type RateLimiterAbstract, RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateLimit, RateLimitSettings } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { SqlRunner } from '../../db/runner.ts';
 import { rateLimits } from '../../db/schema.ts';
+import { type RateLimitCounter, upsertRateLimitCounter } from '../../store/rateLimitCounters.ts';
 
 type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
 
@@ -20,8 +22,29 @@ export interface RateLimiter {
   take(userId: string, action: string, points: number): Promise<RateDecision>;
 }
 
-/** Where the counters live: PostgreSQL through drizzle, or memory (PGlite, tests). */
-export type RateLimitStore = { kind: 'postgres'; db: Database } | { kind: 'memory' };
+/**
+ * Where the counters live: PostgreSQL, or memory (PGlite, tests). On
+ * PostgreSQL, `runner` sends the checks (prepared) and `db` serves the
+ * library's other statements: reads, deletes and the hourly sweep of
+ * expired counters, none of them on a request's path.
+ */
+export type RateLimitStore = { kind: 'postgres'; db: Database; runner: SqlRunner } | { kind: 'memory' };
+
+/** The library's Drizzle store, with its one per-request statement, the upsert, sent through `runner` as a prepared statement. */
+class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
+  readonly #runner: SqlRunner;
+
+  constructor(options: ConstructorParameters<typeof RateLimiterDrizzle>[0], runner: SqlRunner) {
+    super(options);
+    this.#runner = runner;
+  }
+
+  /** What the library's `_upsert` answers: the counter after adding `points` (or setting them, with `forceExpire`). */
+  _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<RateLimitCounter> {
+    const expire = msDuration > 0 ? new Date(Date.now() + msDuration) : null;
+    return upsertRateLimitCounter(this.#runner, key, points, expire, forceExpire);
+  }
+}
 
 /** Makes the limiter for `settings` over `store`. */
 export function createRateLimiter(settings: RateLimitSettings, store: RateLimitStore): RateLimiter {
@@ -29,7 +52,7 @@ export function createRateLimiter(settings: RateLimitSettings, store: RateLimitS
     const options = { keyPrefix: name, points: limit.burst, duration: limit.burst / limit.perSecond };
     const memory = new RateLimiterMemory(options);
     if (store.kind === 'memory') return memory;
-    return new RateLimiterDrizzle({ ...options, storeClient: store.db, schema: rateLimits, insuranceLimiter: memory });
+    return new PreparedRateLimiterDrizzle({ ...options, storeClient: store.db, schema: rateLimits, insuranceLimiter: memory }, store.runner);
   };
   const limiters = {
     send: make('send', settings.send),
