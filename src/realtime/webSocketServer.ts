@@ -237,7 +237,12 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       },
       onSubscribe: (ctx, id, payload) => prepare(ctx.extra, id, Object.keys(ctx.subscriptions).length, payload),
       onComplete: (ctx, id) => void ctx.extra.costs?.delete(id),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : undefined),
+      onNext: (_ctx, _id, _payload, args, result) => {
+        // The token of the event just resolved (liveEvents.ts sets it with the event's context).
+        const consistency = (args.contextValue as SubscriptionContext).liveConsistency;
+        const withToken = consistency ? { ...result, extensions: { ...result.extensions, consistency } } : result;
+        return result.errors ? { ...withToken, errors: format(result.errors) } : consistency ? withToken : undefined;
+      },
       onError: (_ctx, _id, _payload, errors) => format(errors),
     },
     wss,
