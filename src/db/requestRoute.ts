@@ -1,10 +1,10 @@
 /**
  * One request's way to the database when there are read replicas: its
- * statements go to the primary unless the request only reads (`readsOnly`
- * says so: a query operation), and then to the replica the replica set
- * chooses for the request's consistency token. Both are decided once, at
- * its first statement (by then the operation gate has read the operation),
- * so every statement of a request reads the same copy.
+ * statements go to the primary unless the request is known to only read
+ * (`readOnly`, said of a query operation before it executes), and then to
+ * the replica the replica set chooses for the request's consistency token,
+ * decided once, at its first statement, so every statement of a request
+ * reads the same copy.
  *
  * A read that fails on a replica for a connection reason (it stopped, the
  * network dropped) runs again on the primary, and so does the rest of the
@@ -26,6 +26,8 @@ import { createRunner, type SqlClient, type SqlRunner, type StatementTally } fro
 export interface RequestRoute {
   /** Runs the request's statements on the copy chosen for it, counted into its tally. */
   readonly db: SqlRunner;
+  /** The request only reads: its statements may go to a replica. Said before its first statement; said later, it changes nothing. */
+  readOnly(): void;
   /**
    * The consistency token the response carries (`wrote`: the request may
    * have written, a mutation), or null when there are no replicas.
@@ -42,23 +44,14 @@ function retryOnPrimary(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === READ_ONLY;
 }
 
-/**
- * The route of one request over `primary` and `replicas` (null: none
- * configured), asked for `given` (the request's token, or null);
- * `readsOnly` answers, at the first statement, whether the request may read
- * from a replica.
- */
-export function createRequestRoute(
-  primary: SqlClient,
-  replicas: ReplicaSet | null,
-  given: bigint | null,
-  tally: StatementTally,
-  readsOnly: () => boolean,
-): RequestRoute {
+/** The route of one request over `primary` and `replicas` (null: none configured), asked for `given` (the request's token, or null). */
+export function createRequestRoute(primary: SqlClient, replicas: ReplicaSet | null, given: bigint | null, tally: StatementTally): RequestRoute {
   const onPrimary = createRunner(primary, tally);
-  if (replicas === null || replicas.count === 0) return { db: onPrimary, token: async () => null };
+  if (replicas === null || replicas.count === 0) return { db: onPrimary, readOnly: () => undefined, token: async () => null };
+  // The primary until told otherwise: whatever is not known to only read may write.
+  let readsOnly = false;
   let target: Promise<ReadTarget> | null = null;
-  const targetOf = () => (target ??= readsOnly() ? replicas.route(given) : Promise.resolve({ kind: 'primary' } as const));
+  const targetOf = () => (target ??= readsOnly ? replicas.route(given) : Promise.resolve({ kind: 'primary' } as const));
 
   const run = async <T>(work: (db: SqlRunner) => Promise<T>): Promise<T> => {
     const chosen = await targetOf();
@@ -78,6 +71,9 @@ export function createRequestRoute(
     db: {
       rows: (query) => run((db) => db.rows(query)),
       transaction: (work) => run((db) => db.transaction(work)),
+    },
+    readOnly() {
+      readsOnly = true;
     },
     async token(wrote) {
       if (wrote) {

@@ -22,7 +22,7 @@ export interface RequestStats extends StatementTally {
 
 export interface RequestContext {
   auth: Authentication;
-  /** Runs this request's SQL and counts it into `stats`: on the primary, or on a replica for a query operation (src/db/requestRoute.ts). */
+  /** Runs this request's SQL and counts it into `stats`: on the primary, or on a replica for a query operation (consistencyPlugin.ts, src/db/requestRoute.ts). */
   db: SqlRunner;
   /** Which copy of the database this request reads, and the consistency token it answers with. */
   route: RequestRoute;
@@ -64,13 +64,11 @@ export function createContext(
   publisher: Publisher,
   routing: ReadRouting = PRIMARY_ONLY,
 ): RequestContext {
-  // Only a query operation, as the gate read it, may read from a replica: a mutation's answer must show what it wrote.
-  const route = createRequestRoute(client, routing.replicas, routing.given, stats, () => context.gate?.operation.operation === 'query');
+  const route = createRequestRoute(client, routing.replicas, routing.given, stats);
   const db = withTimeBudget(route.db, config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
-  const context: RequestContext = { auth, db, route, config, stats, retention, loaders, publisher, partialErrors: [] };
-  return context;
+  return { auth, db, route, config, stats, retention, loaders, publisher, partialErrors: [] };
 }
 
 /** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */
