@@ -56,7 +56,7 @@ export interface ArchiveSettings {
 }
 
 /** Read replicas (DATABASE_REPLICA_URLS): where query operations read. */
-export interface ReplicaSettings {
+interface ReplicaSettings {
   /** Each replica's URL, in the order given (its index names it in metrics and /readyz); empty: none. */
   urls: string[];
   /** How long a read with a consistency token waits for a replica to replay that far before it reads from the primary. */

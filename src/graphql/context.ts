@@ -53,7 +53,7 @@ export interface ReadRouting {
 }
 
 /** Everything on the primary, with no token: subscriptions, WebSocket operations, tests. */
-export const PRIMARY_ONLY: ReadRouting = { replicas: null, given: null };
+const PRIMARY_ONLY: ReadRouting = { replicas: null, given: null };
 
 /** Builds the context of one request. */
 export function createContext(
