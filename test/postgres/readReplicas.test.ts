@@ -205,6 +205,21 @@ describe('Read replicas', () => {
     expect((await readyz()).replicas.map((r) => r.state)).toEqual(['in rotation']);
   });
 
+  it('counts reads per target and shows each replica\'s lag and rotation in /metrics', async () => {
+    const text = await (await fetch(server.url.replace('/graphql', '/metrics'))).text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    const { primary: primaryReads, replicas: replicaReads } = replicas.reads();
+    expect([
+      value('backscroll_db_reads_total{target="primary"}'),
+      value('backscroll_db_reads_total{target="replica0"}'),
+      value('backscroll_db_replica_in_rotation{replica="0"}'),
+    ]).toEqual([primaryReads, replicaReads[0], 1]);
+    // Both served reads by now: the primary for the token reads the replica was too late for, the replica for the rest.
+    expect(primaryReads).toBeGreaterThan(0);
+    expect(replicaReads[0]).toBeGreaterThan(0);
+    expect(value('backscroll_db_replica_lag_seconds{replica="0"}')).toBeGreaterThanOrEqual(0);
+  });
+
   it('gives each live event the token of its commit: a read with it shows what the event announced', async () => {
     const live = liveClient(server.url, { authorization: `Bearer ${token}` });
     try {
