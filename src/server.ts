@@ -188,6 +188,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     formatError,
     maxPayloadBytes: MAX_BODY_BYTES,
     production: config.production,
+    consistencyTokens: (options.replicas?.count ?? 0) > 0,
     admit: trusted?.admitSubscription,
   });
   hub.onGap(() => subscriptions.resyncAll('Live events may have been missed; reconnect and fill the gap.'));

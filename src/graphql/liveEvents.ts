@@ -48,8 +48,9 @@ export interface SubscriptionContext extends RequestContext {
   resync(reason: string, cause: 'behind' | 'missed'): void;
   /**
    * The consistency token of the event being resolved, set with its fresh
-   * runner; the WebSocket server puts it in the result's
-   * `extensions.consistency`, so a read with it sees what the event announced.
+   * runner; on a server with read replicas the WebSocket server puts it in
+   * the result's `extensions.consistency`, so a read with it sees what the
+   * event announced.
    */
   liveConsistency?: string | null;
 }
