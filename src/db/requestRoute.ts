@@ -15,7 +15,8 @@
  * The response's token (`token`) is the primary's WAL position after a
  * request that may have written, else the position the request read at
  * (what its replica had replayed when chosen, or what the primary had
- * written when last probed), never earlier than the token it was given.
+ * written when last probed; nothing for a request that read nothing),
+ * never earlier than the token it was given.
  */
 import { formatWalPosition, laterPosition } from '../history/walPosition.ts';
 import { DatabaseUnavailableError } from './errors.ts';
@@ -84,8 +85,9 @@ export function createRequestRoute(primary: SqlClient, replicas: ReplicaSet | nu
           return given === null ? null : formatWalPosition(given);
         }
       }
+      // No statement ran: nothing was read, so nothing more is promised than was asked for.
       const chosen = target === null ? null : await target;
-      const readAt = chosen?.kind === 'replica' ? chosen.replayed : replicas.lastPrimaryPosition();
+      const readAt = chosen === null ? null : chosen.kind === 'replica' ? chosen.replayed : replicas.lastPrimaryPosition();
       const position = laterPosition(given, readAt);
       return position === null ? null : formatWalPosition(position);
     },
