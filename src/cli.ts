@@ -17,6 +17,7 @@ import { developmentSecret } from './auth/devSecret.ts';
 import { signToken } from './auth/tokens.ts';
 import { type Config, embedsSandboxToken, readConfig, SETTINGS } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/client.ts';
+import { openReplicaSet, type ReplicaSet } from './db/replicaSet.ts';
 import { failureText } from './db/failureText.ts';
 import { applyMigrations, migrationStatus } from './db/migrate.ts';
 import { createRunner } from './db/runner.ts';
@@ -103,6 +104,24 @@ function scheduleArchive(config: Config, handle: DatabaseHandle, logger: Logger)
   return startPurgeSchedule(config.archive.intervalSeconds, pass, logger);
 }
 
+/** The read replicas of DATABASE_REPLICA_URLS, on PostgreSQL; none on PGlite, which has no replicas (said once in the log). */
+async function openReplicas(config: Config, handle: DatabaseHandle, logger: Logger): Promise<ReplicaSet | undefined> {
+  if (config.replicas.urls.length === 0) return undefined;
+  if (handle.kind === 'pglite') {
+    logger.warn('DATABASE_REPLICA_URLS is ignored: embedded PGlite has no replicas (set DATABASE_URL to use PostgreSQL)');
+    return undefined;
+  }
+  const replicas = await openReplicaSet(config.replicas.urls, handle.client, {
+    maxWaitMs: config.replicas.maxWaitMs,
+    maxLagMs: config.replicas.maxLagMs,
+    poolSize: config.poolSize,
+    statementTimeoutMs: config.statementTimeoutMs,
+    onChange: (report) => logger[report.state === 'in rotation' ? 'info' : 'warn'](report, 'a read replica changed state'),
+  });
+  logger.info({ replicas: replicas.count }, 'query operations read from replicas');
+  return replicas;
+}
+
 async function serve(args: string[]): Promise<void> {
   let parsed;
   try {
@@ -131,6 +150,7 @@ async function serve(args: string[]): Promise<void> {
   const logger = createLogger(config.logLevel);
   const handle = await open(config);
   if (handle.kind === 'pglite') await applyMigrations(handle);
+  const replicas = await openReplicas(config, handle, logger);
   const secret = secretOf(config);
   // Tokens are made only with the generated development secret: JWT_SECRET is
   // a real deployment's key, and `backscroll token` signs with it on request.
@@ -157,6 +177,7 @@ async function serve(args: string[]): Promise<void> {
     {
       config,
       client: handle.client,
+      replicas,
       jwtSecret: secret,
       logger,
       sandbox,
@@ -179,6 +200,7 @@ async function serve(args: string[]): Promise<void> {
     await purging?.stop();
     await archiving?.stop();
     await server.stop();
+    await replicas?.close();
     await handle.close();
     process.exit(0);
   };

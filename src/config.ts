@@ -55,6 +55,16 @@ export interface ArchiveSettings {
   restRatio: number;
 }
 
+/** Read replicas (DATABASE_REPLICA_URLS): where query operations read. */
+interface ReplicaSettings {
+  /** Each replica's URL, in the order given (its index names it in metrics and /readyz); empty: none. */
+  urls: string[];
+  /** How long a read with a consistency token waits for a replica to replay that far before it reads from the primary. */
+  maxWaitMs: number;
+  /** A replica whose replay trails what it has received by more than this is out of rotation. */
+  maxLagMs: number;
+}
+
 /** Everything the server can be configured with. */
 export interface Config {
   port: number;
@@ -75,6 +85,8 @@ export interface Config {
   jwtAudience: string | null;
   /** PostgreSQL URL; null means embedded PGlite in `dataDir`. */
   databaseUrl: string | null;
+  /** Read replicas of that PostgreSQL and how reads use them; see src/db/replicaSet.ts. */
+  replicas: ReplicaSettings;
   dataDir: string;
   /** Schema introspection (Sandbox, codegen against the live server). */
   introspection: boolean;
@@ -141,6 +153,9 @@ export const SETTINGS = [
   { name: 'JWT_ISSUER', default: null, meaning: 'the `iss` every token must carry' },
   { name: 'JWT_AUDIENCE', default: null, meaning: 'the `aud` every token must carry' },
   { name: 'DATABASE_URL', default: null, meaning: 'postgres://… to use PostgreSQL; unset: embedded PGlite' },
+  { name: 'DATABASE_REPLICA_URLS', default: null, meaning: 'comma-separated postgres:// URLs of read replicas of DATABASE_URL; queries read there' },
+  { name: 'REPLICA_MAX_WAIT_MS', default: '50', meaning: 'how long a read with a consistency token waits for a replica before using the primary' },
+  { name: 'REPLICA_MAX_LAG_MS', default: '1000', meaning: 'a replica whose replay trails what it received by more than this leaves rotation' },
   { name: 'BACKSCROLL_DATA_DIR', default: '.backscroll', meaning: 'where PGlite and the development secret live' },
   { name: 'BACKSCROLL_INTROSPECTION', default: 'on', meaning: 'schema introspection (off by default in production)' },
   { name: 'BACKSCROLL_LANDING_PAGE', default: 'on', meaning: 'Apollo Sandbox on GET /graphql (off by default in production)' },
@@ -237,6 +252,11 @@ export function readConfig(env: Env): ConfigResult {
     jwtIssuer: env.JWT_ISSUER || null,
     jwtAudience: env.JWT_AUDIENCE || null,
     databaseUrl: env.DATABASE_URL && env.DATABASE_URL.length > 0 ? env.DATABASE_URL : null,
+    replicas: {
+      urls: replicaUrls(env.DATABASE_REPLICA_URLS, problems),
+      maxWaitMs: integer('REPLICA_MAX_WAIT_MS', 50, 0, 60_000),
+      maxLagMs: integer('REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
+    },
     dataDir: env.BACKSCROLL_DATA_DIR && env.BACKSCROLL_DATA_DIR.length > 0 ? env.BACKSCROLL_DATA_DIR : '.backscroll',
     introspection: flag('BACKSCROLL_INTROSPECTION', !production),
     landingPage: flag('BACKSCROLL_LANDING_PAGE', !production),
@@ -328,6 +348,28 @@ function segmentStore(env: Env, problems: string[]): SegmentStoreSettings {
   }
   const credentials = accessKeyId !== null && secretAccessKey !== null ? { accessKeyId, secretAccessKey } : null;
   return { kind: 's3', bucket, endpoint, region, credentials };
+}
+
+/**
+ * DATABASE_REPLICA_URLS: postgres:// URLs separated by commas (white space
+ * around each is dropped). Checked here, so a typo fails the start instead
+ * of leaving a replica silently out of rotation for ever. On PGlite they are
+ * ignored, with a line in the log, by the wiring (src/cli.ts).
+ */
+function replicaUrls(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const urls = raw.split(',').map((url) => url.trim());
+  for (const [index, url] of urls.entries()) {
+    let valid = false;
+    try {
+      valid = ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
+    } catch {
+      valid = false;
+    }
+    // Only the position is named: a URL may carry a password.
+    if (!valid) problems.push(`DATABASE_REPLICA_URLS must be postgres:// URLs separated by commas; entry ${index + 1} of ${urls.length} is not one.`);
+  }
+  return urls;
 }
 
 // A host name or an IP address (IPv6 without brackets, as node:net takes it).

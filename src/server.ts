@@ -16,7 +16,9 @@ import type { Config } from './config.ts';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import type { Database } from './db/client.ts';
 import { observeArchiveReads } from './archive/reader.ts';
+import type { ReplicaSet } from './db/replicaSet.ts';
 import { createRunner, type SqlClient } from './db/runner.ts';
+import { consistencyPlugin } from './graphql/consistencyPlugin.ts';
 import { createContext, type RequestContext, type RequestStats } from './graphql/context.ts';
 import { createFormatError } from './graphql/formatError.ts';
 import { jitGateway } from './graphql/jitGateway.ts';
@@ -50,6 +52,8 @@ export interface ServerOptions {
   config: Config;
   /** The database client; each request gets its own counting runner over it. */
   client: SqlClient;
+  /** Read replicas of `client`'s database (DATABASE_REPLICA_URLS): query operations read there; the caller closes them. */
+  replicas?: ReplicaSet;
   /** The HS256 secret tokens are verified with; null to accept only JWT_JWKS_URL tokens. */
   jwtSecret: string | null;
   logger: Logger;
@@ -99,6 +103,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
   const publisher = createPublisher(client, logger, { dieBeforePublish: process.env.BACKSCROLL_FAULT === 'die-before-publish' });
   const metrics = createServerMetrics({
     pool: client.usage,
+    replicas: options.replicas,
     openSubscriptions: () => openSubscriptions(),
     archiveTotals: () => readArchiveTotals(createRunner(client)),
   });
@@ -131,6 +136,8 @@ export async function startServer(options: ServerOptions, port: number): Promise
       metricsPlugin(metrics),
       ...limits.plugins,
       gatePlugin(gate),
+      // After the gate, whose reading of the operation it goes by.
+      consistencyPlugin(),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
@@ -148,7 +155,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
     authenticate,
-    makeContext: (auth, stats) => createContext(client, config, auth, stats, publisher),
+    makeContext: (auth, stats, given) => createContext(client, config, auth, stats, publisher, { replicas: options.replicas ?? null, given }),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
     onRefused: (refusal) => {
@@ -159,7 +166,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
   });
   const readiness = options.readiness ?? (async () => null);
   httpServer.on('request', (req, res) => {
-    if (isProbe(req.url)) void answerProbe(req, res, readiness);
+    if (isProbe(req.url)) void answerProbe(req, res, readiness, options.replicas && (() => options.replicas!.report()));
     else if (isMetrics(req.url)) void answerMetrics(req, res, metrics, config.metricsToken);
     else void handler(req, res);
   });
@@ -181,6 +188,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     formatError,
     maxPayloadBytes: MAX_BODY_BYTES,
     production: config.production,
+    consistencyTokens: (options.replicas?.count ?? 0) > 0,
     admit: trusted?.admitSubscription,
   });
   hub.onGap(() => subscriptions.resyncAll('Live events may have been missed; reconnect and fill the gap.'));

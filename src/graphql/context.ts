@@ -7,7 +7,9 @@ import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Publisher } from '../store/notify.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
-import { createRunner, type SqlClient, type SqlRunner, type StatementTally } from '../db/runner.ts';
+import type { ReplicaSet } from '../db/replicaSet.ts';
+import { createRequestRoute, type RequestRoute } from '../db/requestRoute.ts';
+import type { SqlClient, SqlRunner, StatementTally } from '../db/runner.ts';
 import { withTimeBudget } from '../db/timeBudget.ts';
 import type { OperationAnalysis } from './gate/analyseOperation.ts';
 import { unauthenticated } from './errors.ts';
@@ -20,8 +22,10 @@ export interface RequestStats extends StatementTally {
 
 export interface RequestContext {
   auth: Authentication;
-  /** Runs this request's SQL and counts it into `stats`. */
+  /** Runs this request's SQL and counts it into `stats`: on the primary, or on a replica for a query operation (consistencyPlugin.ts, src/db/requestRoute.ts). */
   db: SqlRunner;
+  /** Which copy of the database this request reads, and the consistency token it answers with. */
+  route: RequestRoute;
   config: Config;
   stats: RequestStats;
   /** The server's retention limits and this request's "now": every read of the request applies the same cut-off. */
@@ -40,12 +44,31 @@ export interface RequestContext {
   gate?: OperationAnalysis;
 }
 
+/** The read replicas and the consistency token a request came with (src/db/requestRoute.ts). */
+export interface ReadRouting {
+  /** null: no replicas, everything reads the primary. */
+  replicas: ReplicaSet | null;
+  /** The WAL position of the request's `Backscroll-Consistency` header; null: none. */
+  given: bigint | null;
+}
+
+/** Everything on the primary, with no token: subscriptions, WebSocket operations, tests. */
+const PRIMARY_ONLY: ReadRouting = { replicas: null, given: null };
+
 /** Builds the context of one request. */
-export function createContext(client: SqlClient, config: Config, auth: Authentication, stats: RequestStats, publisher: Publisher): RequestContext {
-  const db = withTimeBudget(createRunner(client, stats), config.requestDatabaseTimeMs);
+export function createContext(
+  client: SqlClient,
+  config: Config,
+  auth: Authentication,
+  stats: RequestStats,
+  publisher: Publisher,
+  routing: ReadRouting = PRIMARY_ONLY,
+): RequestContext {
+  const route = createRequestRoute(client, routing.replicas, routing.given, stats);
+  const db = withTimeBudget(route.db, config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
-  return { auth, db, config, stats, retention, loaders, publisher, partialErrors: [] };
+  return { auth, db, route, config, stats, retention, loaders, publisher, partialErrors: [] };
 }
 
 /** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */

@@ -34,7 +34,8 @@ export interface NoticeSource {
 }
 
 /** What a subscription yields: an event to resolve, or its end (the resolver throws `error`). */
-export type LiveItem = { kind: 'event'; event: ConversationEventModel } | { kind: 'end'; error: unknown };
+/** `consistency`: the token of the event's commit (Notice.position), or null when the notice carried none. */
+export type LiveItem = { kind: 'event'; event: ConversationEventModel; consistency: string | null } | { kind: 'end'; error: unknown };
 
 /** The context of an operation over WebSocket: a request context plus the live events. */
 export interface SubscriptionContext extends RequestContext {
@@ -45,6 +46,13 @@ export interface SubscriptionContext extends RequestContext {
    * announced). The client reconnects and fills the gap.
    */
   resync(reason: string, cause: 'behind' | 'missed'): void;
+  /**
+   * The consistency token of the event being resolved, set with its fresh
+   * runner; on a server with read replicas the WebSocket server puts it in
+   * the result's `extensions.consistency`, so a read with it sees what the
+   * event announced.
+   */
+  liveConsistency?: string | null;
 }
 
 /** Whether `context` came from the WebSocket server (only there can a subscription run). */
@@ -155,7 +163,7 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
         message: view.message,
         userId: notice.kind === 'read' ? notice.userId : null,
       };
-      return { kind: 'event', event };
+      return { kind: 'event', event, consistency: notice.position ?? null };
     } catch (error) {
       return { kind: 'end', error };
     }
@@ -184,7 +192,10 @@ class ConversationEventStream implements AsyncIterableIterator<LiveItem> {
       const db = withTimeBudget(createRunner(this.client, stats), this.context.config.requestDatabaseTimeMs);
       const { retention, body } = entry.batch;
       const loaders = createLoaders(db, this.viewerId, retention, stats.batches, { body });
-      Object.assign(this.context, { db, stats, retention, loaders });
+      Object.assign(this.context, { db, stats, retention, loaders, liveConsistency: entry.item.consistency });
+    } else {
+      // An end reports no event: it carries no earlier event's token.
+      this.context.liveConsistency = null;
     }
     return { value: entry.item, done: false };
   }

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApolloServer, HeaderMap } from '@apollo/server';
 import type { Authentication } from '../auth/tokens.ts';
+import { CONSISTENCY_HEADER, readConsistencyToken } from '../history/walPosition.ts';
 import type { RequestContext, RequestStats } from '../graphql/context.ts';
 import { readBody } from './readBody.ts';
 
@@ -15,7 +16,8 @@ export interface GraphQLHandlerOptions {
   path: string;
   maxBodyBytes: number;
   authenticate(header: string | undefined): Promise<Authentication>;
-  makeContext(auth: Authentication, stats: RequestStats): RequestContext;
+  /** `consistency`: the WAL position of the request's `Backscroll-Consistency` header, or null. */
+  makeContext(auth: Authentication, stats: RequestStats, consistency: bigint | null): RequestContext;
   /** Called after each GraphQL request with what it did (tests, metrics). */
   onRequestStats?(stats: RequestStats, req: IncomingMessage): void;
   onError(error: unknown): void;
@@ -39,7 +41,9 @@ const CORS_HEADERS: Record<string, string> = {
   // Bearer tokens, not cookies: any origin may call, none gets ambient credentials.
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'authorization, content-type, apollo-require-preflight, x-apollo-operation-name',
+  'access-control-allow-headers': `authorization, content-type, apollo-require-preflight, x-apollo-operation-name, ${CONSISTENCY_HEADER}`,
+  // Without this a browser hides the token from the page (only "simple" response headers are readable).
+  'access-control-expose-headers': CONSISTENCY_HEADER,
   'access-control-max-age': '86400',
 };
 
@@ -95,6 +99,12 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
           body = read.text;
         }
       }
+      // Before the gate and the database: a malformed token runs nothing.
+      const consistency = readConsistencyToken(req.headers[CONSISTENCY_HEADER] as string | undefined);
+      if (!consistency.ok) {
+        refuse(400, 'BAD_USER_INPUT', consistency.problem);
+        return;
+      }
       let search = url.search;
       if (options.admit) {
         const admitted = options.admit({ method, body, search });
@@ -117,7 +127,7 @@ export function createGraphQLHandler(options: GraphQLHandlerOptions) {
         httpGraphQLRequest: { method, headers, search, body },
         context: async () => {
           becameGraphQLRequest = true;
-          return options.makeContext(auth, stats);
+          return options.makeContext(auth, stats, consistency.position);
         },
       });
       options.onRequestStats?.(stats, req);

@@ -1,9 +1,12 @@
 /**
  * Probes for process managers and load balancers: `/healthz` answers while
  * the process can answer at all; `/readyz` answers 200 only while the
- * database is reachable and its migrations are current, 503 otherwise.
+ * database is reachable and its migrations are current, 503 otherwise. Read
+ * replicas never make it 503: reads fall back to the primary, so the
+ * process serves while the primary does; their states are in the body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ReplicaReport } from '../db/replicaSet.ts';
 
 /** Why the server cannot serve yet, or null when it can. */
 export type ReadinessCheck = () => Promise<string | null>;
@@ -16,7 +19,12 @@ export function isProbe(url: string | undefined): boolean {
 }
 
 /** Answers a probe request (`isProbe` said it is one). */
-export async function answerProbe(req: IncomingMessage, res: ServerResponse, readiness: ReadinessCheck): Promise<void> {
+export async function answerProbe(
+  req: IncomingMessage,
+  res: ServerResponse,
+  readiness: ReadinessCheck,
+  replicas?: () => ReplicaReport[],
+): Promise<void> {
   if ((req.url ?? '').startsWith('/healthz')) {
     send(res, 200, { status: 'ok' });
     return;
@@ -27,7 +35,8 @@ export async function answerProbe(req: IncomingMessage, res: ServerResponse, rea
   } catch (error) {
     problem = `the database cannot be reached (${(error as Error).message})`;
   }
-  send(res, problem === null ? 200 : 503, problem === null ? { status: 'ready' } : { status: 'unavailable', reason: problem });
+  const body = problem === null ? { status: 'ready' } : { status: 'unavailable', reason: problem };
+  send(res, problem === null ? 200 : 503, replicas === undefined ? body : { ...body, replicas: replicas() });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

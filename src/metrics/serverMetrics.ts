@@ -10,6 +10,7 @@
 import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ArchiveReadObserver } from '../archive/reader.ts';
+import type { ReplicaSet } from '../db/replicaSet.ts';
 import type { PoolUsage } from '../db/runner.ts';
 import { type ArchiveTotals, registerArchiveMetrics } from './archiveMetrics.ts';
 import { boundedLabels } from './boundedLabels.ts';
@@ -26,6 +27,8 @@ export interface MetricsSources {
   pool?: PoolUsage;
   /** Subscriptions open in this process. */
   openSubscriptions(): number;
+  /** The read replicas (DATABASE_REPLICA_URLS); absent: no read or replica series. */
+  replicas?: Pick<ReplicaSet, 'reads' | 'report'>;
   /** What the archive holds, read once per scrape; absent: the archive's gauges stay 0. */
   archiveTotals?(): Promise<ArchiveTotals>;
 }
@@ -108,6 +111,7 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
       this.set(sources.openSubscriptions());
     },
   });
+  if (sources.replicas !== undefined) registerReplicaMetrics(register, sources.replicas);
   // After the pool gauges: a scrape collects in registration order, so its own archive statement is not in the pool it reports.
   const archiveReads = registerArchiveMetrics(register, sources.archiveTotals && (() => sources.archiveTotals!()));
   // Only a worker forked by `runWorkers` has a primary that aggregates; a lone process (or a test) renders its own registry.
@@ -126,4 +130,54 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
       return { contentType: register.contentType, text: clusterText ? await clusterText() : await register.metrics() };
     },
   };
+}
+
+/**
+ * Reads routed per target (`primary`, `replica0`, `replica1`...: the replica's
+ * place in DATABASE_REPLICA_URLS, never its URL), and each replica's lag and
+ * state as this process last probed them.
+ */
+function registerReplicaMetrics(register: Registry, replicas: Pick<ReplicaSet, 'reads' | 'report'>): void {
+  // The replica set counts; the counter follows it at each scrape.
+  const seen = new Map<string, number>();
+  new Counter({
+    name: 'backscroll_db_reads_total',
+    help: 'Read-only requests (query operations) by the copy that served them: primary, or replicaN (N: its place in DATABASE_REPLICA_URLS, from 0); a read retried on the primary after its replica failed counts for both.',
+    labelNames: ['target'],
+    registers: [register],
+    collect() {
+      const { primary, replicas: perReplica } = replicas.reads();
+      const totals: [string, number][] = [['primary', primary], ...perReplica.map((n, i): [string, number] => [`replica${i}`, n])];
+      for (const [target, total] of totals) {
+        const delta = total - (seen.get(target) ?? 0);
+        seen.set(target, total);
+        // inc(0) still creates the series, so a replica that served nothing shows 0.
+        this.inc({ target }, delta);
+      }
+    },
+  });
+  new Gauge({
+    name: 'backscroll_db_replica_lag_seconds',
+    help: 'How long each replica\'s replay trailed what it had received at its last probe (0: caught up); absent while unknown.',
+    labelNames: ['replica'],
+    registers: [register],
+    // With several workers, the worst any of them saw.
+    aggregator: 'max',
+    collect() {
+      this.reset();
+      for (const report of replicas.report()) {
+        if (report.lagMs !== null) this.set({ replica: String(report.replica) }, report.lagMs / 1000);
+      }
+    },
+  });
+  new Gauge({
+    name: 'backscroll_db_replica_in_rotation',
+    help: 'Whether each replica serves reads (1) or is out of rotation: down, lagging, or not a replica (0).',
+    labelNames: ['replica'],
+    registers: [register],
+    aggregator: 'min',
+    collect() {
+      for (const report of replicas.report()) this.set({ replica: String(report.replica) }, report.state === 'in rotation' ? 1 : 0);
+    },
+  });
 }

@@ -86,6 +86,12 @@ export interface SubscriptionServerOptions {
   maxPayloadBytes: number;
   /** Whether close reasons of internal errors are hidden. */
   production: boolean;
+  /**
+   * Put each live event's consistency token in its result's
+   * `extensions.consistency`: on when the server reads from replicas, as
+   * HTTP responses carry tokens only then.
+   */
+  consistencyTokens?: boolean;
   /** Trusted documents (src/graphql/trustedDocuments.ts): the document to run instead of `query` (null: `query`), or a refusal. */
   admit?(payload: SubscribePayload): { ok: true; query: string | null } | { ok: false; code: string; message: string };
 }
@@ -237,7 +243,12 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       },
       onSubscribe: (ctx, id, payload) => prepare(ctx.extra, id, Object.keys(ctx.subscriptions).length, payload),
       onComplete: (ctx, id) => void ctx.extra.costs?.delete(id),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: format(result.errors) } : undefined),
+      onNext: (_ctx, _id, _payload, args, result) => {
+        // The token of the event just resolved (liveEvents.ts sets it with the event's context).
+        const consistency = options.consistencyTokens ? (args.contextValue as SubscriptionContext).liveConsistency : null;
+        const withToken = consistency ? { ...result, extensions: { ...result.extensions, consistency } } : result;
+        return result.errors ? { ...withToken, errors: format(result.errors) } : consistency ? withToken : undefined;
+      },
       onError: (_ctx, _id, _payload, errors) => format(errors),
     },
     wss,

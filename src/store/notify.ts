@@ -16,7 +16,7 @@
  * the hubs' audit (src/realtime/hub.ts), which compares what they were told
  * with the database.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/runner.ts';
 import { statement } from './statement.ts';
 
@@ -41,6 +41,13 @@ export interface Notice {
   toSeq: number;
   userId: string | null;
   changeSeq: number | null;
+  /**
+   * The primary's WAL position when the notice was announced, after its
+   * write committed: the consistency token of its live event, so a read
+   * with it sees what the event announced. Set on notices read from the
+   * channel (absent from a payload published before tokens existed).
+   */
+  position?: string;
 }
 
 /** Where a write hands its notices once it has committed; `publish` returns at once and never throws. */
@@ -59,8 +66,12 @@ export interface Ping {
 
 const KINDS = new Set<string>(['sent', 'revoked', 'edited', 'reacted', 'pinned', 'unpinned', 'purged', 'read', 'member']);
 
-/** PostgreSQL refuses a payload of 8,000 bytes or more (in its default build). */
-const MAX_PAYLOAD_BYTES = 7999;
+/**
+ * PostgreSQL refuses a payload of 8,000 bytes or more (in its default
+ * build), and the announcing statement wraps each payload in an envelope
+ * with the WAL position (`{"p":"FFFFFFFF/FFFFFFFF","e":…}`, at most 30 bytes).
+ */
+export const MAX_PAYLOAD_BYTES = 7999 - 32;
 
 const compact = (n: Notice) => JSON.stringify({ c: n.convId, k: n.kind, s: n.seq, t: n.toSeq, u: n.userId, h: n.changeSeq });
 
@@ -89,9 +100,17 @@ export function noticePayloads(notices: readonly Notice[]): string[] {
   return payloads;
 }
 
-const announceOne = statement<{ payload: string }>((v) => sql`select pg_notify(${EVENTS_CHANNEL}, ${v.payload})`);
+/**
+ * Each payload is sent in an envelope carrying `pg_current_wal_lsn()`, read
+ * by the announcing statement itself: it runs after the writes it announces
+ * committed, so the position is at or past each of their commits, and costs
+ * no statement of its own.
+ */
+const enveloped = (payload: SQL) => sql`'{"p":"' || pg_current_wal_lsn()::text || '","e":' || ${payload} || '}'`;
+const announceOne = statement<{ payload: string }>((v) => sql`select pg_notify(${EVENTS_CHANNEL}, ${enveloped(sql`${v.payload}::text`)})`);
 const announceAll = statement<{ payloads: string[] }>(
-  (v) => sql`select pg_notify(${EVENTS_CHANNEL}, p) from unnest(${v.payloads}::text[]) with ordinality as n(p, i) order by i`,
+  (v) =>
+    sql`select pg_notify(${EVENTS_CHANNEL}, ${enveloped(sql`p`)}) from unnest(${v.payloads}::text[]) with ordinality as n(p, i) order by i`,
 );
 
 /**
@@ -136,11 +155,17 @@ export function parsePayload(payload: string): Notice[] | Ping | null {
   } catch {
     return null;
   }
-  if (Array.isArray(value)) {
-    const notices = value.map(noticeOf);
-    return notices.length > 0 && notices.every((n) => n !== null) ? (notices as Notice[]) : null;
-  }
+  // Bare, as published before the envelope (a process of the previous release during a rolling deploy).
+  if (Array.isArray(value)) return noticesOf(value, undefined);
   if (typeof value !== 'object' || value === null) return null;
-  const { k, n } = value as Record<string, unknown>;
+  const { k, n, p, e } = value as Record<string, unknown>;
+  if (Array.isArray(e) && typeof p === 'string') return noticesOf(e, p);
   return k === 'ping' && typeof n === 'string' ? { kind: 'ping', nonce: n } : null;
+}
+
+/** The notices of one payload's list, each with the announcing `position`; null unless every one is a notice. */
+function noticesOf(items: unknown[], position: string | undefined): Notice[] | null {
+  const notices = items.map(noticeOf);
+  if (notices.length === 0 || notices.some((n) => n === null)) return null;
+  return position === undefined ? (notices as Notice[]) : (notices as Notice[]).map((notice) => ({ ...notice, position }));
 }

@@ -22,6 +22,8 @@ export interface ThrowawayCluster {
   /** postgres://postgres@127.0.0.1:<port>/postgres */
   url: string;
   port: number;
+  /** Its temp folder: data/ (the data directory), log, the socket. */
+  folder: string;
   /** Fast shutdown: open connections are terminated, as in an outage. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -29,22 +31,26 @@ export interface ThrowawayCluster {
   destroy(): Promise<void>;
 }
 
-async function pg(command: string, args: string[]): Promise<void> {
+/** Runs one of PostgreSQL 15's programs (initdb, pg_ctl, pg_basebackup), as `postgres` when the tests run as root. */
+export async function pg(command: string, args: string[]): Promise<void> {
   const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN, command), ...args]] : [join(BIN, command), args];
   await run(file, argv, { timeout: 60_000 });
 }
 
-/** Creates and starts a cluster with trust authentication for `postgres`. */
-export async function createThrowawayCluster(): Promise<ThrowawayCluster> {
+/** A new temp folder for a cluster, owned by whoever runs its programs. */
+export async function clusterFolder(): Promise<string> {
   const folder = mkdtempSync(join(tmpdir(), 'backscroll-pg-'));
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
     const uid = Number(stdout.trim());
     chownSync(folder, uid, uid);
   }
+  return folder;
+}
+
+/** Starts the cluster in `folder`/data on `port` and answers its controls. */
+export async function startCluster(folder: string, port: number): Promise<ThrowawayCluster> {
   const dataDir = join(folder, 'data');
-  const port = await freePort();
-  await pg('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   // Socket in the cluster's own folder: the system socket folder is the shared server's.
   const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const start = () => pg('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(folder, 'log'), '-w', 'start']);
@@ -54,6 +60,7 @@ export async function createThrowawayCluster(): Promise<ThrowawayCluster> {
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
+    folder,
     async stop() {
       await stop();
       running = false;
@@ -67,4 +74,17 @@ export async function createThrowawayCluster(): Promise<ThrowawayCluster> {
       rmSync(folder, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Creates and starts a cluster with trust authentication for `postgres`.
+ * initdb's defaults make it a primary a replica can stream from
+ * (wal_level replica, max_wal_senders 10, replication allowed from
+ * 127.0.0.1 in pg_hba.conf): see streamingReplica.ts.
+ */
+export async function createThrowawayCluster(): Promise<ThrowawayCluster> {
+  const folder = await clusterFolder();
+  const port = await freePort();
+  await pg('initdb', ['-D', join(folder, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  return startCluster(folder, port);
 }

@@ -332,13 +332,15 @@ describe.each(backends)('Subscriptions over WebSocket (%s)', (backend) => {
         await alice.gql(MARK_READ, { conversationId: group.id, seq: sent.seq });
         await vi.waitFor(
           () =>
-            expect(payloads.flatMap((p) => JSON.parse(p)).filter((n: { c?: string }) => n.c === group.uuid)).toEqual([
+            // Each payload is an envelope: the WAL position it was announced at (`p`), and its notices (`e`); probes have neither.
+            expect(payloads.flatMap((p) => JSON.parse(p).e ?? []).filter((n: { c?: string }) => n.c === group.uuid)).toEqual([
               { c: group.uuid, k: 'sent', s: sent.seq, t: sent.seq, u: null, h: null },
               { c: group.uuid, k: 'read', s: sent.seq, t: sent.seq, u: 'alice', h: null },
             ]),
           { timeout: 5000 },
         );
         expect(payloads.join('\n')).not.toContain('secret');
+        for (const payload of payloads.map((p) => JSON.parse(p)).filter((p) => p.e !== undefined)) expect(payload.p).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
       } finally {
         await stop();
       }

@@ -14,6 +14,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   jwtIssuer: null,
   jwtAudience: null,
   databaseUrl: null,
+  replicas: { urls: [], maxWaitMs: 50, maxLagMs: 1000 },
   dataDir: '.backscroll',
   introspection: true,
   landingPage: true,
@@ -279,6 +280,38 @@ describe('Configuration: worker processes', () => {
 
   it.each(['0', '65', 'two'])('refuses BACKSCROLL_WORKERS=%s', (value) => {
     expect(readConfig({ BACKSCROLL_WORKERS: value, DATABASE_URL: 'postgres://localhost/db' }).ok).toBe(false);
+  });
+});
+
+describe('Configuration: read replicas', () => {
+  const DATABASE_URL = 'postgres://primary/db';
+
+  it('reads replica URLs separated by commas, around white space, in order', () => {
+    const result = readConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: ' postgres://r1/db , postgresql://u:p@r2:5433/db' });
+    expect(result.ok && result.config.replicas).toEqual({ urls: ['postgres://r1/db', 'postgresql://u:p@r2:5433/db'], maxWaitMs: 50, maxLagMs: 1000 });
+  });
+
+  it('reads an unset or empty list as no replicas', () => {
+    expect([readConfig({ DATABASE_URL }), readConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: ' ' })].map((r) => r.ok && r.config.replicas.urls)).toEqual([[], []]);
+  });
+
+  it('refuses an entry that is not a postgres:// URL, naming its position and never echoing it (it may hold a password)', () => {
+    const result = readConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: 'postgres://r1/db,,mysql://u:secret@r3/db' });
+    expect(result).toEqual(refused(['DATABASE_REPLICA_URLS', 'entry 2 of 3'], ['DATABASE_REPLICA_URLS', 'entry 3 of 3']));
+    expect(JSON.stringify(result)).not.toContain('secret');
+  });
+
+  it('accepts the wait from 0 to 60,000 ms and the lag from 0 to an hour', () => {
+    const result = readConfig({ DATABASE_URL, REPLICA_MAX_WAIT_MS: '0', REPLICA_MAX_LAG_MS: '3600000' });
+    expect(result.ok && result.config.replicas).toEqual({ urls: [], maxWaitMs: 0, maxLagMs: 3_600_000 });
+  });
+
+  it('refuses a wait or a lag out of range or not an integer, naming it and echoing the value', () => {
+    expect([readConfig({ REPLICA_MAX_WAIT_MS: '60001' }), readConfig({ REPLICA_MAX_LAG_MS: '-1' }), readConfig({ REPLICA_MAX_LAG_MS: '1s' })]).toEqual([
+      refused(['REPLICA_MAX_WAIT_MS', '0 to 60000', '"60001"']),
+      refused(['REPLICA_MAX_LAG_MS', '0 to 3600000', '"-1"']),
+      refused(['REPLICA_MAX_LAG_MS', '"1s"']),
+    ]);
   });
 });
 

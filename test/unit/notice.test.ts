@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Notice, type NoticeKind, noticePayloads, parsePayload, pingPayload } from '../../src/store/notify.ts';
+import { MAX_PAYLOAD_BYTES, type Notice, type NoticeKind, noticePayloads, parsePayload, pingPayload } from '../../src/store/notify.ts';
 
 const UUID = '3f2c8a9e-1b4d-4c6e-9f00-a1b2c3d4e5f6';
 const notice = (kind: NoticeKind, seq: number, extra: Partial<Notice> = {}): Notice => ({
@@ -41,14 +41,32 @@ describe('noticePayloads and parsePayload', () => {
   it('fills a payload up to the limit exactly, and starts the next with the notice that does not fit', () => {
     const one = noticePayloads([notice('sent', 1)])[0]!;
     const size = Buffer.byteLength(one) - 2;
-    // n items take 2 + n * size + (n - 1) bytes: the largest n under 8,000 bytes.
-    const fit = Math.floor((7999 - 2 + 1) / (size + 1));
+    // n items take 2 + n * size + (n - 1) bytes: the largest n that leaves room for the envelope under 8,000 bytes.
+    expect(MAX_PAYLOAD_BYTES + '{"p":"FFFFFFFF/FFFFFFFF","e":}'.length).toBeLessThan(8000);
+    const fit = Math.floor((MAX_PAYLOAD_BYTES - 2 + 1) / (size + 1));
     const notices = Array.from({ length: fit + 1 }, () => notice('sent', 1));
     expect(noticePayloads(notices).map((p) => (parsePayload(p) as Notice[]).length)).toEqual([fit, 1]);
   });
 
   it('keys conversations in lower case, whatever case the writer used', () => {
     expect(parsePayload(written({ c: UUID.toUpperCase(), k: 'sent', s: 1, t: 1, u: null, h: null }))).toEqual([notice('sent', 1)]);
+  });
+
+  it('gives each notice of an enveloped payload the WAL position it was announced at', () => {
+    const payload = `{"p":"16/B374D848","e":${noticePayloads([notice('sent', 1), notice('read', 1, { userId: 'bob' })])[0]}}`;
+    expect(parsePayload(payload)).toEqual([
+      { ...notice('sent', 1), position: '16/B374D848' },
+      { ...notice('read', 1, { userId: 'bob' }), position: '16/B374D848' },
+    ]);
+  });
+
+  it('answers null for an envelope without its position or with a bad notice', () => {
+    const good = { c: UUID, k: 'sent', s: 1, t: 1, u: null, h: null };
+    expect([JSON.stringify({ e: [good] }), JSON.stringify({ p: '0/1', e: [good, { k: 'sent' }] }), JSON.stringify({ p: '0/1', e: [] })].map(parsePayload)).toEqual([
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('reads its own liveness probes', () => {

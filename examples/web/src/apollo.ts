@@ -1,13 +1,15 @@
 /**
  * The Apollo Client of the page: queries and mutations over HTTP, the
  * subscription over WebSocket (graphql-ws) on the same URL, split by
- * operation type. Every operation is sent as the exact text of the
+ * operation type, behind the link that carries consistency tokens
+ * (consistencyLink.ts). Every operation is sent as the exact text of the
  * trusted-documents manifest that codegen wrote at build time.
  */
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, Observable, split } from '@apollo/client';
 import { getMainDefinition, relayStylePagination } from '@apollo/client/utilities';
 import { type DocumentNode, getOperationAST, parse, print } from 'graphql';
 import { createClient } from 'graphql-ws';
+import { consistencyLink } from './consistencyLink';
 import manifest from './gql/persisted-documents.json';
 
 /** Dispatched on `window` when the subscription socket came back after a drop. */
@@ -69,14 +71,18 @@ export function makeApolloClient(serverUrl: string, token: string): ApolloClient
       on: { connected: (_socket, _payload, wasRetry) => void (wasRetry && window.dispatchEvent(new Event(RECONNECTED))) },
     }),
   );
-  const link = split(
-    ({ query }) => {
-      const definition = getMainDefinition(query);
-      return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
-    },
-    ws,
-    http,
-  );
+  // Before the split: live events' tokens count too, so a fetch after an event reads what it announced.
+  const link = ApolloLink.from([
+    consistencyLink(),
+    split(
+      ({ query }) => {
+        const definition = getMainDefinition(query);
+        return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
+      },
+      ws,
+      http,
+    ),
+  ]);
   return new ApolloClient({
     link,
     cache: new InMemoryCache({
