@@ -140,11 +140,15 @@ interface MemberFloorValues extends RetentionValues {
  * the conversation's `max_seq`, as relation `mb` (`conv_id`, `read_seq`,
  * `floor_seq`, `max_seq`). `offset 0` keeps the floor (a retention probe)
  * computed once per conversation, not once per step of the walks from it.
+ * The member rows are a fenced lateral, one primary-key probe per id: as a
+ * plain join, the generic plan read every membership of the viewer through
+ * `members_user_idx` and hash-joined them to the ids (20 ms of a member of
+ * 50,000 conversations' inbox page, against 1 ms for a member of 20).
  */
 function memberFloors(v: Slots<MemberFloorValues>): SQL {
   return sql`(select ${mb.convId}, ${mb.readSeq}, ${visibleFloor(mb, c, v)} as floor_seq, ${c.maxSeq} as max_seq
       from unnest(${v.convIds}::uuid[]) as k(conv_id)
-      join ${members} ${mb} on ${mb.convId} = k.conv_id and ${mb.userId} = ${v.viewerId}
+      cross join lateral (select ${mb}.* from ${members} ${mb} where ${mb.convId} = k.conv_id and ${mb.userId} = ${v.viewerId} offset 0) ${mb}
       join ${conversations} ${c} on ${c.id} = k.conv_id
       offset 0) ${mb}`;
 }
