@@ -3,8 +3,9 @@
  * conversation's last message and unread count) of a member of 50,000
  * conversations against a member of 20, through a server in production
  * mode, one request at a time; and a send, one at a time, into groups of
- * 5 and of 100 members (the most a send copies its activity to: see
- * src/history/inboxFanout.ts) and of 101 (large: it copies none). Both
+ * 5 and of `LARGE_GROUP_MEMBERS` members (the most a send copies its
+ * activity to: see src/history/inboxFanout.ts) and of one more (large: it
+ * copies none). Both
  * members are also in three large groups, which the inbox merges in at
  * read time. Target (issue 19): the first page of the member of 50,000
  * within 2x of the member of 20's (it took 20-30x when the inbox read
@@ -227,7 +228,7 @@ export function inboxTables(m: InboxMeasurement): ResultTable[] {
     },
     {
       id: 'inbox-sends',
-      title: 'sendMessage, one at a time, by group size (up to 100 members a send moves each member\'s inbox row; past it, none)',
+      title: `sendMessage, one at a time, by group size (up to ${LARGE_GROUP_MEMBERS} members a send moves each member's inbox row; past it, none)`,
       header: ['', 'p50 ms', 'p99 ms'],
       rows: SEND_GROUPS.map((size) => row(`${size} members${size > LARGE_GROUP_MEMBERS ? ' (large)' : ''}`, m.sends[size]!)),
     },
