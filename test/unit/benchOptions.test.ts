@@ -3,7 +3,7 @@ import { parseBenchArgs } from '../../bench/options.ts';
 
 describe('Bench options: which sections run', () => {
   it('runs every section, in order, with no arguments', () => {
-    expect(parseBenchArgs([])).toEqual({ ok: true, options: { sections: ['pages', 'sends', 'purge', 'fanout', 'search', 'groups', 'hides', 'archive'] } });
+    expect(parseBenchArgs([])).toEqual({ ok: true, options: { sections: ['pages', 'sends', 'purge', 'fanout', 'search', 'groups', 'hides', 'inbox', 'archive'] } });
   });
 
   it('runs the sections --only names, in the usual order and each once, however they are written', () => {
