@@ -7,4 +7,4 @@ CREATE TABLE "user_inbox" (
 --> statement-breakpoint
 ALTER TABLE "conversations" ADD COLUMN "large" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 CREATE INDEX "user_inbox_order_idx" ON "user_inbox" USING btree ("user_id","activity_at","conv_id") WHERE "user_inbox"."activity_at" is not null;--> statement-breakpoint
-CREATE INDEX "user_inbox_large_idx" ON "user_inbox" USING btree ("user_id","conv_id") WHERE "user_inbox"."activity_at" is null;
+CREATE INDEX "user_inbox_read_time_idx" ON "user_inbox" USING btree ("user_id","conv_id") WHERE "user_inbox"."activity_at" is null;

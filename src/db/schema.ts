@@ -88,7 +88,7 @@ export const members = pgTable(
   (t) => [
     primaryKey({ columns: [t.convId, t.userId] }),
     check('members_role_check', sql`${t.role} in ('owner', 'member')`),
-    // "Which conversations is this user in" (the inbox) is the one lookup by user.
+    // "Which conversations is this user in": search and the mentions list (the inbox reads user_inbox).
     index('members_user_idx').on(t.userId),
     // Read receipts: the read positions at or above a page's lowest seq,
     // one index-only range per conversation (see countReaders). It costs
@@ -107,10 +107,10 @@ export const members = pgTable(
  * member of 50,000 conversations). `activity_at` is the conversation's
  * `last_activity_at`, written in the same statement as every change that
  * moves it (a send, src/store/sends.ts) or adds the membership
- * (src/store/inboxIndex.ts); it is null for a large conversation
- * (`conversations.large`), whose activity the inbox reads from the
- * conversation at query time, so a send to 10,000 members writes no
- * 10,000 rows.
+ * (src/store/inboxIndex.ts). Null means "read it from the conversation":
+ * for a large conversation (`conversations.large`), so a send to 10,000
+ * members writes no 10,000 rows, and for a member who joined an existing
+ * group, until its next send (src/store/inboxIndex.ts says why).
  *
  * User-scoped, unlike the tables above: distributed (or partitioned) by
  * `user_id`, and every statement on it names the user ids it touches.
@@ -120,15 +120,15 @@ export const userInbox = pgTable(
   {
     userId: text('user_id').notNull(),
     convId: uuid('conv_id').notNull(),
-    /** The conversation's `last_activity_at`; null: a large conversation, read from there. */
+    /** The conversation's `last_activity_at`; null: read it from the conversation. */
     activityAt: timestamp('activity_at', { withTimezone: true }),
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.convId] }),
     // An inbox page: the newest entries (or those after a cursor) of one user.
     index('user_inbox_order_idx').on(t.userId, t.activityAt, t.convId).where(sql`${t.activityAt} is not null`),
-    // The few large conversations of one user, merged in at read time.
-    index('user_inbox_large_idx').on(t.userId, t.convId).where(sql`${t.activityAt} is null`),
+    // The few entries of one user read from their conversations, merged in at read time.
+    index('user_inbox_read_time_idx').on(t.userId, t.convId).where(sql`${t.activityAt} is null`),
   ],
 );
 

@@ -57,22 +57,24 @@ interface InboxValues extends RetentionValues {
 }
 
 const ui = alias(userInbox, 'ui');
-const large = alias(conversations, 'l');
+/** A conversation whose activity the inbox index does not hold, read at query time. */
+const unsorted = alias(conversations, 'l');
 
 /**
  * The inbox statement, from its first page (`after` false) or after a
  * cursor. The page's candidates are the viewer's first `limit` entries of
  * `user_inbox_order_idx` (conversations whose activity the index holds)
- * and every large conversation of theirs (`user_inbox_large_idx`, each
- * one primary-key probe of the conversation), merged by activity; the
- * columns are computed for the page's rows only.
+ * and every entry whose activity is read from the conversation
+ * (`user_inbox_read_time_idx`: large groups, and groups joined since their
+ * last send; one primary-key probe of the conversation each), merged by
+ * activity; the columns are computed for the page's rows only.
  */
 function inboxStatement(after: boolean) {
   return statement<InboxValues>((v) => {
     // Compared as timestamps: exact, since the cursor keeps microseconds, PostgreSQL's precision.
     const cursorAt = sql`(timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond')`;
     const indexedRange = after ? sql`and (${ui.activityAt}, ${ui.convId}) < (${cursorAt}, ${v.afterConvId}::uuid)` : sql``;
-    const largeRange = after ? sql`and (${large.lastActivityAt}, ${large.id}) < (${cursorAt}, ${v.afterConvId}::uuid)` : sql``;
+    const unsortedRange = after ? sql`and (${unsorted.lastActivityAt}, ${unsorted.id}) < (${cursorAt}, ${v.afterConvId}::uuid)` : sql``;
     return sql`select ${conversationColumns(c, mb, v)},
         (extract(epoch from e.activity_at) * 1000000)::int8 as activity_micros
       from (
@@ -82,9 +84,9 @@ function inboxStatement(after: boolean) {
             order by ${ui.activityAt} desc, ${ui.convId} desc
             limit ${v.limit})
           union all
-          (select ${large.id}, ${large.lastActivityAt} from ${userInbox} ${ui}
-            cross join lateral (select ${large}.* from ${conversations} ${large} where ${large.id} = ${ui.convId} offset 0) ${large}
-            where ${ui.userId} = ${v.viewerId} and ${ui.activityAt} is null ${largeRange})
+          (select ${unsorted.id}, ${unsorted.lastActivityAt} from ${userInbox} ${ui}
+            cross join lateral (select ${unsorted}.* from ${conversations} ${unsorted} where ${unsorted.id} = ${ui.convId} offset 0) ${unsorted}
+            where ${ui.userId} = ${v.viewerId} and ${ui.activityAt} is null ${unsortedRange})
         ) candidates
         order by activity_at desc, conv_id desc
         limit ${v.limit}) e
@@ -102,9 +104,9 @@ const laterInboxPage = inboxStatement(true);
  * The viewer's conversations strictly after `after` in inbox order
  * (`last_activity_at` desc, then id desc), `size` of them, from the inbox
  * index (src/store/inboxIndex.ts): `size + 1` entries of one index range,
- * plus a probe per large conversation the viewer is in, whatever their
- * number of memberships (reading every membership and sorting took 230-290
- * ms for a member of 50,000 conversations). The per-conversation columns
+ * plus a probe per large group the viewer is in (or joined since its last
+ * send), whatever their number of memberships (reading every membership
+ * and sorting took 230-290 ms for a member of 50,000 conversations). The per-conversation columns
  * (the retention probe among them) are computed for the page's rows only.
  */
 export async function scanInbox(

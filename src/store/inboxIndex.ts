@@ -8,10 +8,11 @@
  *
  * - a send (src/store/sends.ts) copies the new activity into its members'
  *   rows, for a conversation that is not large;
- * - a member added (a new group, a direct conversation, `addMembers`) gets
- *   a row with the conversation's activity now (null if large), and a group
- *   that grows past `LARGE_GROUP_MEMBERS` becomes large, its rows' activity
- *   nulled;
+ * - a member added to a new group or direct conversation gets a row with
+ *   its activity (null if large); one who joins an existing group gets a
+ *   row with null activity, read from the conversation until its next send
+ *   (see `JoinedActivity`), and a group that grows past
+ *   `LARGE_GROUP_MEMBERS` becomes large, its rows' activity nulled;
  * - a member removed or leaving loses their row.
  *
  * Every statement on `user_inbox` names its user ids (one, or those of a
@@ -31,15 +32,28 @@ const c = alias(conversations, 'c');
 const mb = alias(members, 'mb');
 
 /**
+ * When a member's inbox row is written, whether its activity is known:
+ * `'known'` in a conversation this transaction created (no one can send
+ * to it before it commits), `'at-read-time'` when joining an existing one.
+ * A send's statement reads the members in the snapshot it started with,
+ * which may predate a join that committed while the send waited for the
+ * conversation's row lock: the newcomer's row is invisible to it and keeps
+ * the activity from before the send. A row whose activity is null is read
+ * from the conversation, as a large group's is, so it is right whatever
+ * sends raced the join; the conversation's next send fills it in.
+ */
+type JoinedActivity = 'known' | 'at-read-time';
+
+/**
  * The inbox rows of members just added: `added` is a relation (a CTE's
  * name) with `conv_id` and `user_id`. Each row gets its conversation's
- * activity as this statement reads it; callers hold the conversation's
- * row lock or created it in this transaction, so no send moves it before
- * they commit. An existing row (none should be) is overwritten.
+ * activity (`'known'`) or null (`'at-read-time'`; always null in a large
+ * conversation). An existing row (none should be) is overwritten.
  */
-export function indexAddedMembers(added: SQL): SQL {
+export function indexAddedMembers(added: SQL, activity: JoinedActivity): SQL {
+  const at = activity === 'known' ? sql`case when ${c.large} then null else ${c.lastActivityAt} end` : sql`null::timestamptz`;
   return sql`insert into ${userInbox} (${bareList(userInbox.userId, userInbox.convId, userInbox.activityAt)})
-      select a.user_id, a.conv_id, case when ${c.large} then null else ${c.lastActivityAt} end
+      select a.user_id, a.conv_id, ${at}
       from ${added} a join ${conversations} ${c} on ${c.id} = a.conv_id
       on conflict (${bareList(userInbox.userId, userInbox.convId)}) do update set ${bare(userInbox.activityAt)} = excluded.${bare(userInbox.activityAt)}`;
 }
@@ -51,7 +65,7 @@ export function unindexMember(convId: Operand, userId: Operand): SQL {
 
 /**
  * Copies a send's new activity into the inbox rows of its conversation's
- * members: `conv` is the CTE of the bumped conversation (returning `id`,
+ * members (those its snapshot sees: see `JoinedActivity`): `conv` is the CTE of the bumped conversation (returning `id`,
  * `last_activity_at`, `large`). Nothing for a large conversation: `conv`
  * is one row, filtered before the join, so its members are not even read.
  */

@@ -49,7 +49,7 @@ function ownerRefusal(member: LockedMembership): MembershipRefusal | null {
   return member.role === 'owner' ? null : FORBIDDEN;
 }
 
-/** Inserts the new members and their inbox rows (the group is locked: no send moves its activity before commit). */
+/** Inserts the new members and their inbox rows, whose activity is read from the group until its next send (`JoinedActivity`). */
 const insertMembers = statement<{ convId: string; userIds: string[] }>(
   (v) => sql`with added as (
         insert into ${members} (${bareList(members.convId, members.userId, members.role, members.joinedSeq)})
@@ -58,7 +58,7 @@ const insertMembers = statement<{ convId: string; userIds: string[] }>(
         where ${c.id} = ${v.convId}
         on conflict do nothing
         returning ${members.convId}, ${members.userId}),
-      indexed as (${indexAddedMembers(sql`added`)})
+      indexed as (${indexAddedMembers(sql`added`, 'at-read-time')})
       select user_id from added`,
 );
 

@@ -179,15 +179,35 @@ describe.each(backends)('The inbox index (%s)', (backend) => {
     );
   });
 
-  it('keeps one row per membership: the activity of a small conversation, null for a large one', async () => {
+  it('keeps one row per membership: a small conversation\'s activity (or null, read from it), null for a large one', async () => {
     // The model test's worlds, all of them: rows and members agree as sets.
-    const rows = await db.rows<{ stray: number; missing: number; wrong: number }>(sql`
+    const rows = await db.rows<{ stray: number; missing: number; wrong: number; unsorted: number }>(sql`
       select
         (select count(*)::int from user_inbox ui where not exists (select 1 from members mb where mb.conv_id = ui.conv_id and mb.user_id = ui.user_id)) as stray,
         (select count(*)::int from members mb where not exists (select 1 from user_inbox ui where ui.conv_id = mb.conv_id and ui.user_id = mb.user_id)) as missing,
         (select count(*)::int from user_inbox ui join conversations c on c.id = ui.conv_id
-          where ui.activity_at is distinct from case when c.large then null else c.last_activity_at end) as wrong`);
-    expect(rows).toEqual([{ stray: 0, missing: 0, wrong: 0 }]);
+          where ui.activity_at is not null and (c.large or ui.activity_at <> c.last_activity_at)) as wrong,
+        (select count(*)::int from user_inbox ui join conversations c on c.id = ui.conv_id where ui.activity_at is null and not c.large) as unsorted`);
+    // `unsorted`: members who joined a small group since its last send.
+    expect(rows).toEqual([{ stray: 0, missing: 0, wrong: 0, unsorted: expect.any(Number) }]);
+  });
+
+  it('reads a newcomer\'s small group from the conversation until its next send, which files it', async () => {
+    const owner = `newcomer-owner-${randomUUID().slice(0, 8)}`;
+    const older = await createGroup(db, owner, 'older', []);
+    const group = await createGroup(db, owner, 'small', []);
+    await sendMessage(db, UNPUBLISHED, owner, group, 'n-1', 'before the newcomer');
+    await createGroup(db, 'someone-else', 'newer', [`${owner}-newcomer`]);
+    await addMembers(db, owner, older, [`${owner}-newcomer`]);
+    await addMembers(db, owner, group, [`${owner}-newcomer`]);
+    const row = async () => db.rows<{ filed: boolean }>(sql`select activity_at is not null as filed from user_inbox where user_id = ${`${owner}-newcomer`} and conv_id = ${group}`);
+    expect(await row()).toEqual([{ filed: false }]);
+    expect(await walkInbox(`${owner}-newcomer`, 1)).toEqual(await oldInbox(`${owner}-newcomer`));
+    await sendMessage(db, UNPUBLISHED, owner, group, 'n-2', 'after');
+    expect(await row()).toEqual([{ filed: true }]);
+    const expected = await oldInbox(`${owner}-newcomer`);
+    expect(expected[0]!.convId).toBe(group);
+    expect(await walkInbox(`${owner}-newcomer`, 1)).toEqual(expected);
   });
 
   it('makes a group large once it passes the limit, and a send to it then rewrites no inbox row while it still moves up the inbox', async () => {
