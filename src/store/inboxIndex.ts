@@ -65,9 +65,10 @@ export function unindexMember(convId: Operand, userId: Operand): SQL {
 
 /**
  * Copies a send's new activity into the inbox rows of its conversation's
- * members (those its snapshot sees: see `JoinedActivity`): `conv` is the CTE of the bumped conversation (returning `id`,
- * `last_activity_at`, `large`). Nothing for a large conversation: `conv`
- * is one row, filtered before the join, so its members are not even read.
+ * members (those its snapshot sees: see `JoinedActivity`). `conv` is the
+ * CTE of the bumped conversation (returning `id`, `last_activity_at`,
+ * `large`). Nothing for a large conversation: `conv` is one row, filtered
+ * before the join, so its members are not even read.
  */
 export function fanOutActivity(conv: Aliased<typeof conversations>): SQL {
   return sql`update ${userInbox} ${ui} set ${bare(ui.activityAt)} = ${conv.lastActivityAt}

@@ -233,9 +233,11 @@ describe.each(backends)('The inbox index (%s)', (backend) => {
     expect((await scanInbox(db, `${owner}-last`, clock(), null, 2)).entries.map((e) => e.conversation.id)).toEqual([group]);
   });
 
-  it('adds a member of a large group with no activity of their own, and takes it away when they leave', async () => {
+  it('creates a group of more than the limit large, adds a member with no activity of their own, and takes it away when they leave', async () => {
     const owner = `crowd-owner-${randomUUID().slice(0, 8)}`;
     const group = await createGroup(db, owner, 'crowd', Array.from({ length: LARGE_GROUP_MEMBERS }, (_, k) => `${owner}-m${k}`));
+    expect(await db.rows(sql`select large from conversations where id = ${group}`)).toEqual([{ large: true }]);
+    expect(await db.rows(sql`select count(*)::int as n from user_inbox where conv_id = ${group} and activity_at is not null`)).toEqual([{ n: 0 }]);
     await addMembers(db, owner, group, ['crowd-newcomer']);
     expect(await db.rows(sql`select activity_at from user_inbox where user_id = 'crowd-newcomer' and conv_id = ${group}`)).toEqual([{ activity_at: null }]);
     expect((await scanInbox(db, 'crowd-newcomer', clock(), null, 5)).entries.map((e) => e.conversation.id)).toEqual([group]);
