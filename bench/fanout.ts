@@ -20,6 +20,7 @@ import WebSocket from 'ws';
 import { signToken } from '../src/auth/tokens.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { conversationGlobalId } from '../src/history/globalId.ts';
+import { reindexInbox } from '../src/store/inboxIndex.ts';
 import { num, type ResultTable } from './table.ts';
 
 const FANOUT = { subscribers: 500, messages: 200, perSecond: 20 };
@@ -79,6 +80,7 @@ async function createGroup(databaseUrl: string, subscribers: number): Promise<vo
         select ${CONVERSATION_ID}::uuid, ${SENDER}, 'owner'
         union all
         select ${CONVERSATION_ID}::uuid, 'fanout-' || k, 'member' from generate_series(0, ${subscribers - 1}) k`);
+      await tx.execute(reindexInbox([CONVERSATION_ID]));
     });
   } finally {
     await db.close();

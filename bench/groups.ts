@@ -28,6 +28,7 @@ import { signToken } from '../src/auth/tokens.ts';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.ts';
 import { rowsOf } from '../src/db/rows.ts';
 import { conversationGlobalId } from '../src/history/globalId.ts';
+import { reindexInbox } from '../src/store/inboxIndex.ts';
 import type { LoadResult } from './loadResult.ts';
 import { type Cell, num, printTable, type ResultTable, words } from './table.ts';
 
@@ -127,6 +128,7 @@ async function createGroups(db: DatabaseHandle): Promise<void> {
       await tx.execute(sql`insert into message_bodies (conv_id, seq, text, search_terms)
         select ${id}::uuid, g, t.text, to_tsvector('simple', t.text)
         from generate_series(1, ${HISTORY}) g, lateral (select 'group message ' || g || ' 群消息' as text) t`);
+      await tx.execute(reindexInbox([id]));
     });
   }
 }

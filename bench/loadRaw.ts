@@ -29,7 +29,10 @@ function statement(): Promise<unknown> {
     return sql`with conv as (
         update conversations c set max_seq = c.max_seq + 1, last_activity_at = now()
         where c.id = ${r.convId} and exists (select 1 from members mb where mb.conv_id = ${r.convId} and mb.user_id = ${r.userId})
-        returning c.id, c.max_seq),
+        returning c.id, c.max_seq, c.last_activity_at, c.large),
+      -- The members' inbox rows, as the server's send moves them (src/store/inboxIndex.ts).
+      inbox as (update user_inbox ui set activity_at = conv.last_activity_at from conv join members mb on mb.conv_id = conv.id
+        where not conv.large and ui.user_id = mb.user_id and ui.conv_id = conv.id),
       m as (insert into messages (conv_id, seq, sender_id, client_msg_id)
         select id, max_seq, ${r.userId}, ${clientMsgId} from conv returning *),
       body as (insert into message_bodies (conv_id, seq, text, search_terms)

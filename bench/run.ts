@@ -4,14 +4,16 @@
  * table with the ratio of the full GraphQL path to the raw SQL floor
  * (pages, sends); then the retention purge (bench/purge.ts), live fan-out
  * over WebSocket (bench/fanout.ts) and search beside page reads
- * (bench/search.ts), groups of 10 and 10,000 members (bench/groups.ts), and
+ * (bench/search.ts), groups of 10 and 10,000 members (bench/groups.ts),
  * the newest page of a member who hid nearly everything (bench/hides.ts),
- * and the cold archive on a copy of the database (bench/archive.ts).
+ * the first inbox page of a member of 50,000 conversations against one of
+ * 20 in a database of its own (bench/inbox.ts), and the cold archive on a
+ * copy of the database (bench/archive.ts).
  * Every run also writes its figures to bench/results/<date>-<commit>.json;
  * `npm run bench:compare A B` sets two runs side by side.
  *
  *   npm run bench                          every section
- *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides, archive
+ *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides, inbox, archive
  *
  * BENCH_SECONDS (default 15) sets each run's length, BENCH_WORKERS (default
  * 2) the server's processes.
@@ -32,6 +34,7 @@ import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import { fanoutTable, measureFanout } from './fanout.ts';
 import { groupsTables, measureGroups } from './groups.ts';
 import { hidesTables, measureHides } from './hides.ts';
+import { inboxTables, measureInbox } from './inbox.ts';
 import type { LoadResult } from './loadResult.ts';
 import { parseBenchArgs, type Section } from './options.ts';
 import { measurePurge, purgeTable } from './purge.ts';
@@ -236,6 +239,13 @@ async function runHides(): Promise<SectionResult> {
   return { tables: hidesTables(m), notes: [], measurements: m };
 }
 
+/** Inbox: the first page of a member of 50,000 conversations against one of 20, and sends by group size, in a database of its own. */
+async function runInbox(): Promise<SectionResult> {
+  log('== inbox: first inbox page of members of 50,000 and 20 conversations, and sends by group size, in a database of its own');
+  const m = await measureInbox(DATABASE_URL!, WORKERS, log);
+  return { tables: inboxTables(m), notes: [], measurements: m };
+}
+
 /** Archive: storage, throughput, the page 400,000 deep archived (cache warm and cold), and (b) beside the archiver, on a copy of the database. */
 async function runArchive(): Promise<SectionResult> {
   log(`== archive: on a copy of the database, storage hot and archived, \`backscroll archive\` beside (b)'s page reads, and the page 400,000 deep hot, warm and cold, ${SECONDS} s each`);
@@ -279,6 +289,7 @@ const runners: Record<Section, () => Promise<SectionResult>> = {
   search: () => runSearch(url),
   groups: () => runGroups(url),
   hides: () => runHides(),
+  inbox: () => runInbox(),
   archive: () => runArchive(),
 };
 try {

@@ -46,6 +46,12 @@ export const conversations = pgTable(
     historyVisibility: text('history_visibility').notNull().default('shared'),
     /** Whether every member may pin messages (`setConversationSettings`); otherwise the owner and admins. */
     membersMayPin: boolean('members_may_pin').notNull().default(false),
+    /**
+     * More than `LARGE_GROUP_MEMBERS` members at some point (src/history/inboxFanout.ts):
+     * sends no longer copy its activity into each member's `user_inbox` row;
+     * the inbox reads it from here. Never unset (a group that shrinks stays large).
+     */
+    large: boolean('large').notNull().default(false),
   },
   (t) => [
     check('conversations_kind_check', sql`${t.kind} in ('direct', 'group')`),
@@ -82,7 +88,7 @@ export const members = pgTable(
   (t) => [
     primaryKey({ columns: [t.convId, t.userId] }),
     check('members_role_check', sql`${t.role} in ('owner', 'member')`),
-    // "Which conversations is this user in" (the inbox) is the one lookup by user.
+    // "Which conversations is this user in": search and the mentions list (the inbox reads user_inbox).
     index('members_user_idx').on(t.userId),
     // Read receipts: the read positions at or above a page's lowest seq,
     // one index-only range per conversation (see countReaders). It costs
@@ -91,6 +97,38 @@ export const members = pgTable(
     // The member list in join order: a page of 100 reads 100 entries,
     // whatever the size of the group (see listMembers).
     index('members_join_order_idx').on(t.convId, memberJoinOrder(t.joinedAt), t.userId),
+  ],
+);
+
+/**
+ * The inbox index: one row per membership, keyed by user, so a member's
+ * conversations in activity order are one index range however many they
+ * are in (reading every membership to sort them took 230-290 ms for a
+ * member of 50,000 conversations). `activity_at` is the conversation's
+ * `last_activity_at`, written in the same statement as every change that
+ * moves it (a send, src/store/sends.ts) or adds the membership
+ * (src/store/inboxIndex.ts). Null means "read it from the conversation":
+ * for a large conversation (`conversations.large`), so a send to 10,000
+ * members writes no 10,000 rows, and for a member who joined an existing
+ * group, until its next send (src/store/inboxIndex.ts says why).
+ *
+ * User-scoped, unlike the tables above: distributed (or partitioned) by
+ * `user_id`, and every statement on it names the user ids it touches.
+ */
+export const userInbox = pgTable(
+  'user_inbox',
+  {
+    userId: text('user_id').notNull(),
+    convId: uuid('conv_id').notNull(),
+    /** The conversation's `last_activity_at`; null: read it from the conversation. */
+    activityAt: timestamp('activity_at', { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.convId] }),
+    // An inbox page: the newest entries (or those after a cursor) of one user.
+    index('user_inbox_order_idx').on(t.userId, t.activityAt, t.convId).where(sql`${t.activityAt} is not null`),
+    // The few entries of one user read from their conversations, merged in at read time.
+    index('user_inbox_read_time_idx').on(t.userId, t.convId).where(sql`${t.activityAt} is null`),
   ],
 );
 

@@ -12,6 +12,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
 import { searchVector } from '../history/searchText.ts';
 import { createGroup, markRead, openDirect } from '../store/conversations.ts';
+import { reindexInbox } from '../store/inboxIndex.ts';
 import { UNPUBLISHED } from '../store/notify.ts';
 import { revokeMessage } from '../store/revokes.ts';
 import { sendMessage } from '../store/sends.ts';
@@ -75,6 +76,8 @@ async function writeGroupMessages(db: SqlRunner, groupId: string): Promise<void>
     await tx.rows(sql`update conversations c set max_seq = m.max_seq, last_activity_at = m.newest, created_at = m.oldest
       from (select max(seq) as max_seq, max(created_at) as newest, min(created_at) as oldest from messages where conv_id = ${groupId}) m
       where c.id = ${groupId}`);
+    // The activity moved without a send: the members' inbox rows follow it.
+    await tx.rows(reindexInbox([groupId]));
   });
 }
 

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { rowsOf } from '../db/rows.ts';
 import { searchVector } from '../history/searchText.ts';
+import { reindexInbox } from '../store/inboxIndex.ts';
 import { BENCH_TEXT_PERIOD, benchText } from './benchTexts.ts';
 import { type SeedBatch, seedBatches } from './seedBatches.ts';
 
@@ -52,9 +53,12 @@ export const SEARCH_BENCH_CONVERSATIONS = 100;
  */
 export async function addSearchBenchMember(db: Database): Promise<void> {
   const ids = Array.from({ length: SEARCH_BENCH_CONVERSATIONS }, (_, k) => benchConversationId(k + 1));
-  await db.execute(sql`insert into members (conv_id, user_id, role)
-    select c.id, ${SEARCH_BENCH_USER}, 'member' from conversations c where c.id = any(${sql.param(ids)}::uuid[])
-    on conflict do nothing`);
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`insert into members (conv_id, user_id, role)
+      select c.id, ${SEARCH_BENCH_USER}, 'member' from conversations c where c.id = any(${sql.param(ids)}::uuid[])
+      on conflict do nothing`);
+    await tx.execute(reindexInbox(ids));
+  });
 }
 
 
@@ -140,7 +144,7 @@ export async function seedBenchData(
   // Fresh visibility maps let index-only scans skip the heap, as on a long-lived database;
   // vacuum also moves the search index's pending entries into the index proper.
   progress(`seed: vacuuming and analyzing the tables, ${elapsed()}`);
-  const tables = ['messages', 'message_bodies', 'message_hide_ranges', 'members', 'conversations'];
+  const tables = ['messages', 'message_bodies', 'message_hide_ranges', 'members', 'conversations', 'user_inbox'];
   let vacuumed = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -168,6 +172,7 @@ async function insertConversations(db: Database, shape: BenchDataShape, counts: 
       from unnest(${sql.param(ids)}::uuid[], ${sql.param(counts)}::int8[]) as t(id, n)`);
     await tx.execute(sql`insert into members (conv_id, user_id, role)
       select * from unnest(${sql.param(members.map((m) => m.id))}::uuid[], ${sql.param(members.map((m) => m.userId))}::text[], ${sql.param(members.map((m) => m.role))}::text[])`);
+    await tx.execute(reindexInbox(ids));
   });
 }
 

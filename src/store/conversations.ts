@@ -9,8 +9,10 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { directConversationId } from '../history/directConversation.ts';
+import { isLargeGroup } from '../history/inboxFanout.ts';
 import { inKeyOrder } from './batch.ts';
 import { recordChanges } from './changes.ts';
+import { indexAddedMembers } from './inboxIndex.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type ConversationRow, type RawConversationRow, toConversationRow } from './rows.ts';
@@ -75,16 +77,25 @@ export async function findMemberConversations(
   return inKeyOrder(convIds, rows.map(toConversationRow), (id) => id, (row) => row.id);
 }
 
-/** Inserts members of `convId` from parallel arrays of user ids and roles, skipping ones already there. */
+/**
+ * Inserts members of `convId` from parallel arrays of user ids and roles,
+ * skipping ones already there, and their inbox rows. Only for a
+ * conversation this transaction created, or whose members are all there
+ * already (a direct one opened again), so no send moves its activity
+ * between this statement and the commit.
+ */
 const insertMembers = statement<{ convId: string; userIds: string[]; roles: string[] }>(
-  (v) => sql`insert into ${members} (${bareList(members.convId, members.userId, members.role)})
-    select ${v.convId}, u.user_id, u.role from unnest(${v.userIds}::text[], ${v.roles}::text[]) as u(user_id, role)
-    on conflict do nothing`,
+  (v) => sql`with added as (
+      insert into ${members} (${bareList(members.convId, members.userId, members.role)})
+      select ${v.convId}, u.user_id, u.role from unnest(${v.userIds}::text[], ${v.roles}::text[]) as u(user_id, role)
+      on conflict do nothing
+      returning ${members.convId}, ${members.userId})
+    ${indexAddedMembers(sql`added`, 'known')}`,
 );
 
-const insertGroup = statement<{ id: string; title: string | null; historyVisibility: string }>(
-  (v) => sql`insert into ${conversations} (${bareList(conversations.id, conversations.kind, conversations.title, conversations.historyVisibility)})
-    values (${v.id}, 'group', ${v.title}, ${v.historyVisibility})`,
+const insertGroup = statement<{ id: string; title: string | null; historyVisibility: string; large: boolean }>(
+  (v) => sql`insert into ${conversations} (${bareList(conversations.id, conversations.kind, conversations.title, conversations.historyVisibility, conversations.large)})
+    values (${v.id}, 'group', ${v.title}, ${v.historyVisibility}, ${v.large})`,
 );
 
 /** Creates a group owned by `ownerId` with the other members; returns its id. */
@@ -98,7 +109,7 @@ export async function createGroup(
   const id = randomUUID();
   const others = [...new Set(memberIds)].filter((m) => m !== ownerId);
   await db.transaction(async (tx) => {
-    await tx.rows(insertGroup({ id, title, historyVisibility }));
+    await tx.rows(insertGroup({ id, title, historyVisibility, large: isLargeGroup(others.length + 1) }));
     await tx.rows(insertMembers({ convId: id, userIds: [ownerId, ...others], roles: ['owner', ...others.map(() => 'member')] }));
   });
   return id;

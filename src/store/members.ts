@@ -8,6 +8,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { conversations, memberJoinOrder, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
+import { indexAddedMembers, markLargeIfGrownPast, unindexMember } from './inboxIndex.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
 import { bare, bareList, isoTime, selectList } from './sqlFragments.ts';
 import { type Slots, statement } from './statement.ts';
@@ -48,13 +49,17 @@ function ownerRefusal(member: LockedMembership): MembershipRefusal | null {
   return member.role === 'owner' ? null : FORBIDDEN;
 }
 
+/** Inserts the new members and their inbox rows, whose activity is read from the group until its next send (`JoinedActivity`). */
 const insertMembers = statement<{ convId: string; userIds: string[] }>(
-  (v) => sql`insert into ${members} (${bareList(members.convId, members.userId, members.role, members.joinedSeq)})
+  (v) => sql`with added as (
+        insert into ${members} (${bareList(members.convId, members.userId, members.role, members.joinedSeq)})
         select ${c.id}, u.user_id, 'member', ${c.maxSeq}
         from ${conversations} ${c}, unnest(${v.userIds}::text[]) as u(user_id)
         where ${c.id} = ${v.convId}
         on conflict do nothing
-        returning ${members.userId} as user_id`,
+        returning ${members.convId}, ${members.userId}),
+      indexed as (${indexAddedMembers(sql`added`, 'at-read-time')})
+      select user_id from added`,
 );
 
 /**
@@ -72,12 +77,15 @@ export async function addMembers(
     const refusal = ownerRefusal(await lockForMember(tx, convId, actorId));
     if (refusal !== null) return refusal;
     const added = await tx.rows<{ user_id: string }>(insertMembers({ convId, userIds: [...new Set(userIds)] }));
+    if (added.length > 0) await markLargeIfGrownPast(tx, convId);
     return { kind: 'added' as const, count: added.length };
   });
 }
 
+/** Deletes a member row and the member's inbox row. */
 const deleteMember = statement<{ convId: string; userId: string }>(
-  (v) => sql`delete from ${members} where ${members.convId} = ${v.convId} and ${members.userId} = ${v.userId} returning ${members.userId} as user_id`,
+  (v) => sql`with unindexed as (${unindexMember(v.convId, v.userId)})
+      delete from ${members} where ${members.convId} = ${v.convId} and ${members.userId} = ${v.userId} returning ${members.userId} as user_id`,
 );
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Sending: one statement bumps the conversation's counter (under its row
- * lock), inserts the index row, the body and the mentions. Because the seq is allocated in
+ * lock), inserts the index row, the body and the mentions, and moves the
+ * conversation up its members' inboxes. Because the seq is allocated in
  * the statement that stores the message, a send that fails leaves no hole,
  * and the row lock is held for a single round trip. The send is announced
  * after it commits (notify.ts says why not inside).
@@ -10,6 +11,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
+import { fanOutActivity } from './inboxIndex.ts';
 import { insertMentions } from './mentions.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
@@ -60,7 +62,10 @@ const sendStatement = (mentioning: boolean) => statement<SendValues>(
           update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + 1, ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
           where ${c.id} = ${v.convId}
             and exists (select 1 from ${members} ${mb} where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.senderId})
-          returning ${c.id}, ${c.maxSeq}, ${c.lastActivityAt}),
+          returning ${c.id}, ${c.maxSeq}, ${c.lastActivityAt}, ${c.large}),
+        -- The members' inbox rows follow the activity, under the same row lock
+        -- (none for a large conversation: src/store/inboxIndex.ts).
+        inboxed as (${fanOutActivity(conv)}),
         ${m} as (
           -- Stamped under the row lock and never before the previous message,
           -- so creation time follows seq (retention and messagesAt rely on it).

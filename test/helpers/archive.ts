@@ -5,6 +5,7 @@
 import { Param, sql } from 'drizzle-orm';
 import type { SegmentStore } from '../../src/archive/segmentStore.ts';
 import type { SqlRunner } from '../../src/db/runner.ts';
+import { reindexInbox } from '../../src/store/inboxIndex.ts';
 
 /** The text seeded for `seq`: distinct per message, with some CJK and emoji so encodings are exercised. */
 export const textOf = (seq: number): string => `message ${seq} ${'历史'.repeat(seq % 4)}${seq % 7 === 0 ? ' 👍🏽' : ''}`;
@@ -24,6 +25,7 @@ export async function seedAgedMessages(db: SqlRunner, convId: string, senderId: 
     await tx.rows(sql`insert into message_bodies (conv_id, seq, text)
       select ${convId}, s, t from unnest(${new Param(seqs)}::int8[], ${new Param(seqs.map(textOf))}::text[]) as x(s, t)`);
     await tx.rows(sql`update conversations set max_seq = max_seq + ${count}, last_activity_at = now() where id = ${convId}`);
+    await tx.rows(reindexInbox([convId]));
   });
 }
 
@@ -33,6 +35,7 @@ export async function createGroupInSql(db: SqlRunner, convId: string, owner: str
     await tx.rows(sql`insert into conversations (id, kind, title) values (${convId}, 'group', 'archive test')`);
     await tx.rows(sql`insert into members (conv_id, user_id, role) values (${convId}, ${owner}, 'owner')`);
     for (const member of members) await tx.rows(sql`insert into members (conv_id, user_id) values (${convId}, ${member})`);
+    await tx.rows(reindexInbox([convId]));
   });
 }
 

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import { conversationGlobalId } from '../../src/history/globalId.ts';
+import { reindexInbox } from '../../src/store/inboxIndex.ts';
 
 /** A seeded group: member k is `userId(k)`, member 0 its owner. */
 export interface LargeGroup {
@@ -44,7 +45,8 @@ export async function seedLargeGroup(database: DatabaseHandle, members: number, 
       select ${uuid}::uuid, g, ${prefix} || '-' || (g % ${SENDERS}), 'seed-' || g from generate_series(1, ${messages}) g`);
     await tx.execute(sql`insert into message_bodies (conv_id, seq, text)
       select ${uuid}::uuid, g, 'message ' || g from generate_series(1, ${messages}) g`);
+    await tx.execute(reindexInbox([uuid]));
   });
-  await database.db.execute(sql`vacuum analyze members, messages, message_bodies, conversations`);
+  await database.db.execute(sql`vacuum analyze members, messages, message_bodies, conversations, user_inbox`);
   return { uuid, id: conversationGlobalId(uuid), members, messages, userId: (k) => `${prefix}-${k}` };
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/history/cursor.ts';
 import { conversationGlobalId, decodeConversationId } from '../../src/history/globalId.ts';
 import { encodeInboxCursor } from '../../src/history/inboxCursor.ts';
+import { reindexInbox } from '../../src/store/inboxIndex.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type GraphQLResponse, type Harness, seedMessages, startHarness } from '../helpers/harness.ts';
 import { CLEAR, createGroup, DELETE_FOR_ME, MARK_READ, MESSAGES, REVOKE, send } from '../helpers/operations.ts';
@@ -89,6 +90,7 @@ describe.each(backends)('The inbox (%s)', (backend) => {
       await tx.execute(sql`insert into members (conv_id, user_id, role)
         select c.id, u.user_id, case when u.user_id = ${ownerId} then 'owner' else 'member' end
         from unnest(${sql.param(ids)}::uuid[]) as c(id), unnest(${sql.param([ownerId, ...memberIds])}::text[]) as u(user_id)`);
+      await tx.execute(reindexInbox(ids));
     });
     return ids;
   };
