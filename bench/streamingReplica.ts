@@ -6,10 +6,10 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from './benchServer.ts';
 import { clusterFolder, pg, startCluster, type ThrowawayCluster } from './throwawayCluster.ts';
-import { freePort } from './serverProcess.ts';
 
-/** A replica and the one knob the tests turn. */
+/** A replica and the one knob the tests and the bench turn. */
 export interface StreamingReplica extends ThrowawayCluster {
   /** Sets `recovery_min_apply_delay` (0: none) and reloads: commits are replayed that long after they were made. */
   setApplyDelay(ms: number): Promise<void>;
