@@ -39,7 +39,7 @@ const REPLICA_DATA: BenchDataShape = { conversations: 300, totalMessages: 80_000
 const CONNECTIONS = 10;
 /** Freshness clients, each in a conversation of its own. */
 const FRESH_CLIENTS = 10;
-/** The server's REPLICA_MAX_WAIT_MS, its default, stated so the table can name it. */
+/** The server's REPLICA_MAX_WAIT_MS: its default, set explicitly so the table names what ran. */
 const MAX_WAIT_MS = 50;
 /**
  * The replica's replay held back: by less than MAX_WAIT_MS (token reads that
