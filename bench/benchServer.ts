@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 /** The secret the bench server verifies tokens with; load processes sign with it. */
 export const BENCH_SECRET = 'benchmark-secret-that-is-at-least-32-characters';
 
-function freePort(): Promise<number> {
+/** A TCP port that was free on every interface a moment ago. */
+export function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const probe = createServer().listen(0, () => {
       const { port } = probe.address() as { port: number };
@@ -18,8 +19,8 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts the server on `databaseUrl` and resolves once it serves, with its GraphQL URL and process. */
-export async function startBenchServer(databaseUrl: string, workers: number): Promise<{ url: string; process: ChildProcess }> {
+/** Starts the server on `databaseUrl` (with `env` added, such as DATABASE_REPLICA_URLS) and resolves once it serves, with its GraphQL URL and process. */
+export async function startBenchServer(databaseUrl: string, workers: number, env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
     env: {
@@ -35,6 +36,7 @@ export async function startBenchServer(databaseUrl: string, workers: number): Pr
       // markRead in a group of 10 (bench/groups.ts): each member far above 10 a second.
       RATE_LIMIT_MUTATIONS_PER_SECOND: '100000',
       RATE_LIMIT_MUTATIONS_BURST: '100000',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -29,7 +29,7 @@ import { type DatabaseHandle, openDatabase } from '../src/db/client.ts';
 import { rowsOf } from '../src/db/rows.ts';
 import { conversationGlobalId } from '../src/history/globalId.ts';
 import { reindexInbox } from '../src/store/inboxIndex.ts';
-import type { LoadResult } from './loadResult.ts';
+import { combineRuns, type LoadResult } from './loadResult.ts';
 import { type Cell, num, printTable, type ResultTable, words } from './table.ts';
 
 /** The two groups: their ids are apart from the seeded ones (`...-4000-8000-...`), the purge's (`9000`) and the fan-out's (`a000`). */
@@ -194,19 +194,6 @@ function load(operation: Operation, size: number, round: number, url: string, se
   });
 }
 
-/** ROUNDS runs as one figure: their rate over all of them, and the median of their latencies. */
-function combine(runs: LoadResult[]): LoadResult {
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  const requests = runs.reduce((sum, r) => sum + r.requests, 0);
-  return {
-    requests,
-    perSecond: runs.reduce((sum, r) => sum + r.perSecond, 0) / runs.length,
-    p50: median(runs.map((r) => r.p50)),
-    p99: median(runs.map((r) => r.p99)),
-    failures: runs.reduce((sum, r) => sum + r.failures, 0),
-  };
-}
-
 /**
  * Measures the groups row against the server at `url` (tokens signed with
  * `secret`), in the database at `databaseUrl`: `seconds` per operation and
@@ -243,7 +230,7 @@ export async function measureGroups(
       Object.fromEntries(
         OPERATIONS.map((operation) => {
           const made = runs.get(`${operation} ${size}`)!;
-          return [operation, { ...combine(made), runs: made }];
+          return [operation, { ...combineRuns(made), runs: made }];
         }),
       ) as GroupsMeasurement[GroupSize];
     return { 10: figures(10), 10_000: figures(10_000) };

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 
 /** The sections of a run, in the order they run. */
-export const SECTIONS = ['pages', 'sends', 'purge', 'fanout', 'search', 'groups', 'hides', 'inbox', 'archive'] as const;
+export const SECTIONS = ['pages', 'sends', 'purge', 'fanout', 'search', 'groups', 'hides', 'inbox', 'archive', 'replicas'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** What a run does. */

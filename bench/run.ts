@@ -7,13 +7,15 @@
  * (bench/search.ts), groups of 10 and 10,000 members (bench/groups.ts),
  * the newest page of a member who hid nearly everything (bench/hides.ts),
  * the first inbox page of a member of 50,000 conversations against one of
- * 20 in a database of its own (bench/inbox.ts), and the cold archive on a
- * copy of the database (bench/archive.ts).
+ * 20 in a database of its own (bench/inbox.ts), the cold archive on a copy
+ * of the database (bench/archive.ts), and page reads and read-your-writes
+ * with a streaming replica on throwaway clusters of their own
+ * (bench/replicas.ts; `--only replicas` needs no DATABASE_URL).
  * Every run also writes its figures to bench/results/<date>-<commit>.json;
  * `npm run bench:compare A B` sets two runs side by side.
  *
  *   npm run bench                          every section
- *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides, inbox, archive
+ *   npm run bench -- --only pages,sends    some of pages, sends, purge, fanout, search, groups, hides, inbox, archive, replicas
  *
  * BENCH_SECONDS (default 15) sets each run's length, BENCH_WORKERS (default
  * 2) the server's processes.
@@ -38,6 +40,7 @@ import { inboxTables, measureInbox } from './inbox.ts';
 import type { LoadResult } from './loadResult.ts';
 import { parseBenchArgs, type Section } from './options.ts';
 import { measurePurge, purgeTable } from './purge.ts';
+import { measureReplicas, replicasTables } from './replicas.ts';
 import { type BenchRun, gitState, type SectionResult, writeRun } from './results.ts';
 import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
 import { measureSearch, searchTables } from './search.ts';
@@ -49,8 +52,11 @@ if (!parsed.ok) {
   process.exit(1);
 }
 const { sections } = parsed.options;
+/** Sections that make their own throwaway clusters: they need neither DATABASE_URL nor the seeded data set. */
+const SELF_CONTAINED: readonly Section[] = ['replicas'];
+const needsSharedDatabase = sections.some((section) => !SELF_CONTAINED.includes(section));
 const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) {
+if (needsSharedDatabase && !DATABASE_URL) {
   process.stderr.write('npm run bench needs DATABASE_URL (a PostgreSQL seeded with `npm run bench:seed`).\n');
   process.exit(1);
 }
@@ -84,8 +90,8 @@ function loadCells(full: LoadResult, raw: LoadResult): Cell[] {
   ];
 }
 
-/** Runs one load process (with `env` added to its environment) and reads its JSON line. */
-function load(script: string, args: string[], env: Record<string, string> = {}): Promise<LoadResult> {
+/** Runs one load process (with `env` added to its environment) and reads its JSON line (a LoadResult unless said otherwise). */
+function load<T = LoadResult>(script: string, args: string[], env: Record<string, string> = {}): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
       env: { ...process.env, JWT_SECRET: SECRET, ...env },
@@ -96,7 +102,7 @@ function load(script: string, args: string[], env: Record<string, string> = {}):
     child.on('exit', (code) => {
       const line = out.trim().split('\n').at(-1) ?? '';
       if (code !== 0) reject(new Error(`${script} ${args.join(' ')} exited ${code}: ${out}`));
-      else resolve(JSON.parse(line) as LoadResult);
+      else resolve(JSON.parse(line) as T);
     });
   });
 }
@@ -257,6 +263,15 @@ async function runArchive(): Promise<SectionResult> {
   return { tables: archiveTables(m, SECONDS), notes, measurements: m };
 }
 
+/** Replicas: page reads with a streaming replica and without, and read-your-writes under load, on throwaway clusters. */
+async function runReplicas(): Promise<SectionResult> {
+  log(`== replicas: a throwaway primary and its streaming replica; (b) page reads with and without the replica, then send-then-read clients, ${SECONDS} s each`);
+  const m = await measureReplicas(WORKERS, SECONDS, load, log);
+  const missed = m.fresh.filter((run) => run.token).reduce((sum, run) => sum + run.result.missed, 0);
+  const notes = [missed === 0 ? 'Reads with the send\'s token that missed their send: 0 (the guarantee held).' : `Reads with the send's token that missed their send: ${missed} (the guarantee did NOT hold).`];
+  return { tables: replicasTables(m, SECONDS), notes, measurements: m };
+}
+
 const run: BenchRun = {
   ...gitState(),
   date: new Date().toISOString(),
@@ -265,54 +280,62 @@ const run: BenchRun = {
 };
 log(`bench: ${sections.join(', ')} at ${run.commit.slice(0, 7)}${run.dirty ? ' (with uncommitted changes)' : ''}, ${SECONDS} s per load run, ${WORKERS} server processes`);
 
-const db = await openDatabase({ kind: 'postgres', url: DATABASE_URL, poolSize: 2 });
-const [hot] = rowsOf<{ max_seq: number }>(await db.db.execute(sql`select max_seq from conversations where id = ${HOT_CONVERSATION_ID}`));
-if (!hot || hot.max_seq < BENCH_DATA.hotMessages) {
-  process.stderr.write('The benchmark data is missing: run `npm run bench:seed` against this DATABASE_URL first.\n');
-  process.exit(1);
+/** Every section asked, against the seeded database at `databaseUrl` and the server under test on it. */
+async function runOnSharedDatabase(databaseUrl: string): Promise<void> {
+  const db = await openDatabase({ kind: 'postgres', url: databaseUrl, poolSize: 2 });
+  const [hot] = rowsOf<{ max_seq: number }>(await db.db.execute(sql`select max_seq from conversations where id = ${HOT_CONVERSATION_ID}`));
+  if (!hot || hot.max_seq < BENCH_DATA.hotMessages) {
+    process.stderr.write('The benchmark data is missing: run `npm run bench:seed` against this DATABASE_URL first.\n');
+    process.exit(1);
+  }
+
+  // The server under test, in its own process, as in production.
+  const { url, process: server } = await startBenchServer(databaseUrl, WORKERS);
+  /** Peak resident memory (VmHWM) of each server process, primary first, in MB. */
+  const peakRssMb = (): number[] => {
+    const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    return [String(server.pid), ...children].map(
+      (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
+    );
+  };
+  const runners: Record<Section, () => Promise<SectionResult>> = {
+    pages: () => runPages(db, url),
+    sends: () => runSends(db, url),
+    purge: () => runPurge(url),
+    fanout: () => runFanout(url),
+    search: () => runSearch(url),
+    groups: () => runGroups(url),
+    hides: () => runHides(),
+    inbox: () => runInbox(),
+    archive: () => runArchive(),
+    // Its own clusters and servers: the shared server stays up but idle meanwhile.
+    replicas: () => runReplicas(),
+  };
+  try {
+    log('warming up the server (3 s)...');
+    await load('bench/loadHttp.ts', ['hot-newest', url, '10', '3']);
+    for (const section of sections) run.sections[section] = await runners[section]();
+    const rss = peakRssMb();
+    run.sections.server = {
+      tables: [
+        {
+          id: 'server',
+          title: `Server (${WORKERS} worker process(es))`,
+          header: ['', 'peak RSS MB'],
+          rows: rss.map((mb, i) => ({ label: i === 0 ? 'primary' : `worker ${i}`, cells: [num(mb)] })),
+        },
+      ],
+      notes: [],
+      measurements: { peakRssMb: rss },
+    };
+  } finally {
+    server.kill('SIGTERM');
+    await db.close();
+  }
 }
 
-// The server under test, in its own process, as in production.
-const { url, process: server } = await startBenchServer(DATABASE_URL, WORKERS);
-/** Peak resident memory (VmHWM) of each server process, primary first, in MB. */
-const peakRssMb = (): number[] => {
-  const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  return [String(server.pid), ...children].map(
-    (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
-  );
-};
-const runners: Record<Section, () => Promise<SectionResult>> = {
-  pages: () => runPages(db, url),
-  sends: () => runSends(db, url),
-  purge: () => runPurge(url),
-  fanout: () => runFanout(url),
-  search: () => runSearch(url),
-  groups: () => runGroups(url),
-  hides: () => runHides(),
-  inbox: () => runInbox(),
-  archive: () => runArchive(),
-};
-try {
-  log('warming up the server (3 s)...');
-  await load('bench/loadHttp.ts', ['hot-newest', url, '10', '3']);
-  for (const section of sections) run.sections[section] = await runners[section]();
-  const rss = peakRssMb();
-  run.sections.server = {
-    tables: [
-      {
-        id: 'server',
-        title: `Server (${WORKERS} worker process(es))`,
-        header: ['', 'peak RSS MB'],
-        rows: rss.map((mb, i) => ({ label: i === 0 ? 'primary' : `worker ${i}`, cells: [num(mb)] })),
-      },
-    ],
-    notes: [],
-    measurements: { peakRssMb: rss },
-  };
-} finally {
-  server.kill('SIGTERM');
-  await db.close();
-}
+if (needsSharedDatabase) await runOnSharedDatabase(DATABASE_URL!);
+else run.sections.replicas = await runReplicas();
 
 for (const result of Object.values(run.sections)) {
   for (const table of result.tables) log(`\n${printTable(table)}`);

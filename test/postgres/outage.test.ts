@@ -14,7 +14,7 @@ import { applyMigrations } from '../../src/db/migrate.ts';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createLogger } from '../../src/log.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
-import { createThrowawayCluster, type ThrowawayCluster } from '../helpers/throwawayCluster.ts';
+import { createThrowawayCluster, type ThrowawayCluster } from '../../bench/throwawayCluster.ts';
 
 const SECRET = 'outage-test-secret-that-is-at-least-32-characters';
 const CLIENTS = 8;

@@ -16,8 +16,8 @@ import { parseWalPosition } from '../../src/history/walPosition.ts';
 import { createLogger } from '../../src/log.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
 import { liveClient } from '../helpers/liveClient.ts';
-import { createStreamingReplica, type StreamingReplica } from '../helpers/streamingReplica.ts';
-import { createThrowawayCluster, type ThrowawayCluster } from '../helpers/throwawayCluster.ts';
+import { createStreamingReplica, type StreamingReplica } from '../../bench/streamingReplica.ts';
+import { createThrowawayCluster, type ThrowawayCluster } from '../../bench/throwawayCluster.ts';
 
 const SECRET = 'read-replicas-test-secret-at-least-32-characters';
 const STATEMENT_TIMEOUT_MS = 2000;

@@ -4,12 +4,12 @@
  * standby.signal and primary_conninfo, and the copy starts as a hot standby
  * that replays the primary's WAL as it streams in.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from './benchServer.ts';
 import { clusterFolder, pg, startCluster, type ThrowawayCluster } from './throwawayCluster.ts';
-import { freePort } from './serverProcess.ts';
 
-/** A replica and the one knob the tests turn. */
+/** A replica and the one knob the tests and the bench turn. */
 export interface StreamingReplica extends ThrowawayCluster {
   /** Sets `recovery_min_apply_delay` (0: none) and reloads: commits are replayed that long after they were made. */
   setApplyDelay(ms: number): Promise<void>;
@@ -19,9 +19,16 @@ export interface StreamingReplica extends ThrowawayCluster {
 export async function createStreamingReplica(primary: ThrowawayCluster): Promise<StreamingReplica> {
   const folder = await clusterFolder();
   const dataDir = join(folder, 'data');
-  await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '--no-sync']);
-  const port = await freePort();
-  const cluster = await startCluster(folder, port);
+  let cluster: ThrowawayCluster;
+  try {
+    // `-c fast`: the backup starts with an immediate checkpoint. The default spreads it over
+    // most of checkpoint_timeout once the primary holds some data (a freshly seeded one: minutes).
+    await pg('pg_basebackup', ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+    cluster = await startCluster(folder, await freePort());
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
   return {
     ...cluster,
     async setApplyDelay(ms) {

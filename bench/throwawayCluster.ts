@@ -1,6 +1,7 @@
 /**
- * A PostgreSQL 15 cluster of a test's own, in a temp folder on a free port,
- * for tests that stop and start the database. The shared server on 5432 is
+ * A PostgreSQL 15 cluster of its own, in a temp folder on a free port, for
+ * tests that stop and start the database and for bench rows that need a
+ * primary and its replica (bench/replicas.ts). The shared server on 5432 is
  * used by every other test file at the same time and is never touched.
  *
  * initdb and postgres refuse to run as root, so when the tests run as root
@@ -12,7 +13,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './serverProcess.ts';
+import { freePort } from './benchServer.ts';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
