@@ -90,8 +90,9 @@ function inboxStatement(after: boolean) {
         ) candidates
         order by activity_at desc, conv_id desc
         limit ${v.limit}) e
-      join ${members} ${mb} on ${mb.convId} = e.conv_id and ${mb.userId} = ${v.viewerId}
-      -- A fenced lateral keeps this a primary-key probe per row of the page.
+      -- Fenced laterals keep these a primary-key probe per row of the page:
+      -- joined, a custom plan hashed all of the viewer's member rows.
+      cross join lateral (select ${mb}.* from ${members} ${mb} where ${mb.convId} = e.conv_id and ${mb.userId} = ${v.viewerId} offset 0) ${mb}
       cross join lateral (select ${c}.* from ${conversations} ${c} where ${c.id} = e.conv_id offset 0) ${c}
       order by e.activity_at desc, e.conv_id desc`;
   });
