@@ -8,7 +8,7 @@
  * its plan reads, and those each of its executions wrote, are written to a
  * report that test/routing/routing.test.ts checks.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { type DistributedTable, partitionOf } from './partitionedLayout.ts';
@@ -45,33 +45,50 @@ export interface RoutedStatement {
   error?: string;
 }
 
+/** Source files by path, read once, for naming the function around a line. */
+const sources = new Map<string, string[]>();
+
+/** The name of the top-level function of `file` that contains `line`: the nearest one declared above it. */
+function enclosingFunction(file: string, line: number): string | undefined {
+  let lines = sources.get(file);
+  if (lines === undefined) {
+    lines = readFileSync(file, 'utf8').split('\n');
+    sources.set(file, lines);
+  }
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const match = /^(?:export )?(?:async )?function\*? (\w+)|^(?:export )?const (\w+) = /.exec(lines[i]!);
+    if (match) return match[1] ?? match[2];
+  }
+  return undefined;
+}
+
 /**
  * The code of ours outside src/db/ that sent a statement, from the stack at
- * the send: its file and the nearest named function in that file (a
- * transaction's callback is anonymous; its enclosing function is named
- * among the async frames), else the line.
+ * the send: its file and function (`store/pages.ts scanPage`). A
+ * transaction's callback is anonymous, and the stack below it is the
+ * driver's, so it is named after the function around it in the source.
+ * Null: sent by a test itself, not by the server.
  */
-export function callerOf(stack: string): string {
-  const frames = stack
-    .split('\n')
-    .slice(1)
-    .map((line) => /at (?:async )?(?:(\S+) \()?(?:file:\/\/)?[^()]*\/src\/([^:()]+):(\d+):\d+\)?$/.exec(line.trim()))
-    .filter((match): match is RegExpExecArray => match !== null && !match[2]!.startsWith('db/'))
-    .map((match) => ({ name: match[1]?.replace(/^Object\./, ''), file: match[2]!, line: match[3]! }));
-  const first = frames[0];
-  if (first === undefined) return 'unknown caller';
-  const named = frames.find((frame) => frame.file === first.file && frame.name !== undefined);
-  return `${first.file} ${named?.name ?? `line ${first.line}`}`;
+export function callerOf(stack: string): string | null {
+  for (const line of stack.split('\n').slice(1)) {
+    const match = /at (?:async )?(?:(\S+) \()?(?:file:\/\/)?(\/[^()]*?\/src\/([^:()]+)):(\d+):\d+\)?$/.exec(line.trim());
+    if (match === null || match[2]!.includes('/node_modules/') || match[3]!.startsWith('db/')) continue;
+    const name = match[1]?.replace(/^Object\./, '') ?? enclosingFunction(match[2]!, Number(match[4]));
+    return `${match[3]} ${name ?? `line ${match[4]}`}`;
+  }
+  return null;
 }
 
 /** Records each distinct statement text with its first values and caller. */
-export function statementRecorder(): { record(text: string, params: readonly unknown[]): void; recorded: Map<string, Recorded> } {
-  const recorded = new Map<string, Recorded>();
+export function statementRecorder(): { record(text: string, params: readonly unknown[]): void; recorded: Map<string, Recorded | null> } {
+  const recorded = new Map<string, Recorded | null>();
   return {
     recorded,
     record(text, params) {
       if (recorded.has(text)) return;
-      recorded.set(text, { text, params: [...params], caller: callerOf(new Error().stack ?? '') });
+      const caller = callerOf(new Error().stack ?? '');
+      // A test's own fixtures and checks are not what the server sends; null marks the text as seen.
+      recorded.set(text, caller === null ? null : { text, params: [...params], caller });
     },
   };
 }
@@ -108,13 +125,14 @@ function shortValue(value: unknown): string {
  * Explains every recorded statement on the database at `url` with its
  * recorded values, and reads the write log, answering what each touched.
  */
-export async function routeRecorded(url: string, recorded: Iterable<Recorded>, testFile: string): Promise<RoutedStatement[]> {
+export async function routeRecorded(url: string, recorded: Iterable<Recorded | null>, testFile: string): Promise<RoutedStatement[]> {
   const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: 'force_custom_plan', TimeZone: 'UTC' } });
   try {
     const executions = await sql<{ query: string; relations: string[] }[]>`
       select query, array_agg(distinct relation) as relations from routing_writes group by query, pid, started_at`;
     const routed: RoutedStatement[] = [];
     for (const statement of recorded) {
+      if (statement === null) continue;
       let reads: Record<string, number[]> = {};
       let error: string | undefined;
       try {
