@@ -51,7 +51,7 @@ export const distributedTables: readonly DistributedTable[] = [
 export const PARTITIONS = 8;
 
 /** The name of partition `index` of `table`. */
-export function partitionName(table: string, index: number): string {
+function partitionName(table: string, index: number): string {
   return `${table}_p${index}`;
 }
 

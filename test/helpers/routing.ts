@@ -69,7 +69,7 @@ function enclosingFunction(file: string, line: number): string | undefined {
  * driver's, so it is named after the function around it in the source.
  * Null: sent by a test itself, not by the server.
  */
-export function callerOf(stack: string): string | null {
+function callerOf(stack: string): string | null {
   for (const line of stack.split('\n').slice(1)) {
     const match = /at (?:async )?(?:(\S+) \()?(?:file:\/\/)?(\/[^()]*?\/src\/([^:()]+)):(\d+):\d+\)?$/.exec(line.trim());
     if (match === null || match[2]!.includes('/node_modules/') || match[3]!.startsWith('db/')) continue;
