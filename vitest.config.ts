@@ -21,7 +21,9 @@ export default defineConfig({
     // test/postgres/ holds what only a PostgreSQL server can show (outages,
     // crashes, server processes sharing a database): it runs when DATABASE_URL
     // names one, as in CI.
-    exclude: [...(process.env.DATABASE_URL ? [] : ['test/postgres/**']), ...(browserTests ? [] : ['test/browser/**'])],
+    // test/routing/ runs integration files again on the partitioned layout:
+    // `npm run test:routing` (vitest.routing.config.ts), a step of its own in CI.
+    exclude: ['test/routing/**', ...(process.env.DATABASE_URL ? [] : ['test/postgres/**']), ...(browserTests ? [] : ['test/browser/**'])],
     globalSetup: ['test/helpers/globalSetup.ts'],
     // Two files at a time on a 2-core box: integration files also wait on PostgreSQL and child processes.
     maxWorkers: 2,

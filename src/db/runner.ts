@@ -51,6 +51,12 @@ interface ClientOptions {
   usage?: PoolUsage;
   /** Record each statement's text in the tally (`StatementTally.texts`); set by the test harness only. */
   keepStatementTexts?: boolean;
+  /**
+   * Called with each statement's text and values before it is sent; set by
+   * tests only (the partitioned run, test/helpers/routing.ts, which explains
+   * every statement the server sent on the layout Citus would have).
+   */
+  recordStatement?: (text: string, params: readonly unknown[]) => void;
 }
 
 /** The driver-level client a runner sends through. */
@@ -72,13 +78,17 @@ async function holding<T>(usage: PoolUsage | undefined, work: () => Promise<T>):
 
 const dialect = new PgDialect();
 
+/** Counts (and, in tests, records) one statement about to be sent. */
+type Count = (text: string, params: readonly unknown[]) => void;
+
 /**
  * Makes a runner over `client` that counts every statement it sends into
  * `tally` (and keeps its text there when the client asks). Long-lived
  * callers may keep one runner: without texts, a tally is one number.
  */
 export function createRunner(client: SqlClient, tally: StatementTally = { statements: 0 }): SqlRunner {
-  const count = client.keepStatementTexts
+  const record = client.recordStatement;
+  const counted = client.keepStatementTexts
     ? (text: string) => {
         tally.statements += 1;
         (tally.texts ??= []).push(text);
@@ -86,6 +96,13 @@ export function createRunner(client: SqlClient, tally: StatementTally = { statem
     : () => {
         tally.statements += 1;
       };
+  const count: Count =
+    record === undefined
+      ? counted
+      : (text, params) => {
+          record(text, params);
+          counted(text);
+        };
   if (client.kind === 'postgres') return postgresRunner(client.sql, client.deadlineMs, count, client.usage);
   return pgliteRunner(client.pglite, count, client.usage);
 }
@@ -94,13 +111,13 @@ export function createRunner(client: SqlClient, tally: StatementTally = { statem
 function postgresRunner(
   sql: postgres.Sql | postgres.TransactionSql,
   deadlineMs: number,
-  count: (text: string) => void,
+  count: Count,
   usage: PoolUsage | undefined,
 ): SqlRunner {
   return {
     async rows<Row>(query: SQL) {
       const { sql: text, params } = dialect.sqlToQuery(query);
-      count(text);
+      count(text, params);
       return holding(usage, async () => {
         const pending = sql.unsafe(text, params as postgres.ParameterOrJSON<never>[], { prepare: true });
         try {
@@ -127,11 +144,11 @@ function postgresRunner(
   };
 }
 
-function pgliteRunner(pglite: PGlite | Transaction, count: (text: string) => void, usage: PoolUsage | undefined): SqlRunner {
+function pgliteRunner(pglite: PGlite | Transaction, count: Count, usage: PoolUsage | undefined): SqlRunner {
   return {
     async rows<Row>(query: SQL) {
       const { sql: text, params } = dialect.sqlToQuery(query);
-      count(text);
+      count(text, params);
       return holding(usage, async () => (await pglite.query<Row>(text, params)).rows);
     },
     async transaction<T>(work: (tx: SqlRunner) => Promise<T>) {

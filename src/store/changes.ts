@@ -122,7 +122,7 @@ export interface ChangePage {
 const feedPage = statement<RetentionValues & { viewerId: string; convId: string; afterChangeSeq: number; limit: number }>(
   (v) => sql`select mb.head, mb.pruned, mb.gone_through, e.*
     from (select ${mb.convId}, ${c.changeSeq} as head, ${c.changesPrunedThrough} as pruned,
-            ${visibleFloor(mb, c, v)} as gone_through
+            ${visibleFloor(mb, c, v, v.convId)} as gone_through
           from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
           where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
           offset 0) mb
@@ -136,7 +136,7 @@ const feedPage = statement<RetentionValues & { viewerId: string; convId: string;
         at: isoTime(ch.createdAt),
       })}
       from ${conversationChanges} ${ch}
-      where ${ch.convId} = ${mb.convId} and ${ch.changeSeq} > ${v.afterChangeSeq}
+      where ${ch.convId} = ${v.convId} and ${ch.changeSeq} > ${v.afterChangeSeq}
         and (${ch.userId} is null or ${ch.userId} = ${v.viewerId})
         -- Nothing about others' messages below the viewer's floor (cleared,
         -- from before they joined, expired), as on every read path; their own

@@ -43,7 +43,7 @@ interface EditValues {
 /** The message as the actor sees it, its current text (null: none warm) and what the rule needs, locked so edits and revokes take turns. */
 const lockForEdit = statement<ActorMessageValues>(
   (v) => sql`select ${messageColumns(m)}, ${m.erasedAt} is not null as erased,
-          (select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}) as body_text,
+          (select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${v.convId} and ${b.seq} = ${m.seq}) as body_text,
           (extract(epoch from ${m.createdAt}) * 1000)::float8 as created_ms,
           (extract(epoch from now()) * 1000)::float8 as now_ms
         ${actorMessage(mb, c, m, v)}
@@ -55,7 +55,7 @@ const edit = statement<EditValues & { text: string; searchTerms: string }>(
   (v) => sql`with kept as (
           insert into ${messageEdits} (${bareList(messageEdits.convId, messageEdits.seq, messageEdits.version, messageEdits.text, messageEdits.editedAt)})
           select ${b.convId}, ${b.seq},
-            coalesce((select max(${e.version}) from ${messageEdits} ${e} where ${e.convId} = ${b.convId} and ${e.seq} = ${b.seq}), 0) + 1,
+            coalesce((select max(${e.version}) from ${messageEdits} ${e} where ${e.convId} = ${v.convId} and ${e.seq} = ${b.seq}), 0) + 1,
             ${b.text}, now()
           from ${messageBodies} ${b} where ${b.convId} = ${v.convId} and ${b.seq} = ${v.seq}),
         body as (

@@ -81,10 +81,10 @@ interface EventViewValues extends RetentionValues {
 function eventViewStatement(message: (v: Slots<EventViewValues>) => { columns: SQL; join: SQL }) {
   return statement<EventViewValues>((v) => {
     const { columns, join } = message(v);
-    return sql`select u.user_id, ${mb.userId} is not null as member, ${visibleFloor(mb, c, v)} as floor_seq, ${columns}
+    return sql`select u.user_id, ${mb.userId} is not null as member, ${visibleFloor(mb, c, v, v.convId)} as floor_seq, ${columns}
         from unnest(${v.userIds}::text[]) as u(user_id)
         left join ${members} ${mb} on ${mb.convId} = ${v.convId} and ${mb.userId} = u.user_id
-        left join ${conversations} ${c} on ${c.id} = ${mb.convId}${join}`;
+        left join ${conversations} ${c} on ${c.id} = ${mb.convId} and ${c.id} = ${v.convId}${join}`;
   });
 }
 
@@ -93,8 +93,8 @@ const viewsWithoutMessage = eventViewStatement(() => ({ columns: NO_MESSAGE, joi
 const viewsOfMessage = eventViewStatement((v) => ({
   columns: messageColumns(m),
   join: sql`
-        left join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
-          and ${visibleTo(m, mb.userId, visibleFloor(mb, c, v))}`,
+        left join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.convId} = ${v.convId} and ${m.seq} = ${v.seq}
+          and ${visibleTo(m, mb.userId, visibleFloor(mb, c, v, v.convId), v.convId)}`,
 }));
 
 /** For each of `userIds`, in order: membership of `convId`, and message `seq` (if any) as they see it. */

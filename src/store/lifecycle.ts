@@ -62,7 +62,7 @@ const setPolicy = statement<RetentionValues & { convId: string; days: number | n
   (v) => sql`update ${conversations} ${c}
         set ${bare(c.retentionDays)} = ${v.days}::int, ${bare(c.retentionMaxMessages)} = ${v.maxMessages}::int
         where ${c.id} = ${v.convId}
-        returning ${expiredThrough(c, v)} as expired_through`,
+        returning ${expiredThrough(c, v, v.convId)} as expired_through`,
 );
 
 /** Sets group `convId`'s own retention limits on behalf of `actorId`, who must own it. */

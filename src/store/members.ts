@@ -202,7 +202,7 @@ function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) 
           joinedAt: isoTime(m.joinedAt),
           readSeq: m.readSeq,
         })}
-        from ${members} ${m} where ${m.convId} = ${viewer.convId} and ${start?.(v) ?? sql`true`}
+        from ${members} ${m} where ${m.convId} = ${v.convId} and ${start?.(v) ?? sql`true`}
         order by ${memberJoinOrder(m.joinedAt)}, ${m.userId} limit ${v.limit}) p on true
       order by p."joinedAt", p."userId"`,
   );

@@ -66,15 +66,17 @@ export async function findMentionFacts(db: SqlRunner, senderId: string, convId: 
  * The send statement's insert of a message's mentions, from `stored` (the
  * CTE of the stored message): each named user who is a member (a user who
  * left since the send was checked is dropped), in the order given, and the
- * everyone row when `everyone`. An empty list inserts nothing.
+ * everyone row when `everyone`. An empty list inserts nothing. `convId`:
+ * the stored message's conversation as the send binds it, so the
+ * membership probe is routed by that value, not by the CTE's column.
  */
-export function insertMentions(stored: Aliased<typeof messages>, userIds: Placeholder, everyone: SQL): SQL {
+export function insertMentions(stored: Aliased<typeof messages>, convId: Placeholder, userIds: Placeholder, everyone: SQL): SQL {
   const t = messageMentions;
   return sql`insert into ${t} (${sql.identifier(t.convId.name)}, ${sql.identifier(t.seq.name)}, ${sql.identifier(t.userId.name)},
           ${sql.identifier(t.position.name)}, ${sql.identifier(t.sentAt.name)})
         select ${stored.convId}, ${stored.seq}, u.user_id, u.position, ${stored.createdAt}
           from ${stored} cross join unnest(${userIds}::text[]) with ordinality as u(user_id, position)
-          where exists (select 1 from ${members} ${other} where ${other.convId} = ${stored.convId} and ${other.userId} = u.user_id)
+          where exists (select 1 from ${members} ${other} where ${other.convId} = ${convId} and ${other.userId} = u.user_id)
         union all
         select ${stored.convId}, ${stored.seq}, ${EVERYONE}, 0, ${stored.createdAt} from ${stored} where ${everyone}`;
 }

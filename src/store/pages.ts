@@ -83,7 +83,10 @@ const WALKED = sql.identifier('m');
  * index probe, and pages of warm messages know they need no segment. `offset 0`
  * keeps each subquery from being flattened, so the floor and the flag are
  * computed once per request, not once per scanned row. The scan and the
- * flag refer to the member row as `mb` (its `conv_id` is `mb.convId`).
+ * flag refer to the member row as `mb`. Every conversation-scoped table is
+ * read by the bound conversation id, never by a column of another row, so
+ * a Citus deployment routes the statement to one shard (a correlated
+ * `conv_id` cannot be pruned: test/routing/routing.test.ts).
  * `with-bodies` reads each scanned row's warm body (the scan must answer
  * `messageColumns`), so a page of warm messages is one statement with its
  * texts; `seqs-only` is for scans that answer seqs alone.
@@ -93,11 +96,11 @@ function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL, bodies: 'wi
   // whatever the statistics say (a join's plan changed once the tables were
   // analyzed, and could hash the conversation's bodies).
   const body =
-    bodies === 'with-bodies' ? sql`(select ${b.text} from ${messageBodies} ${b} where ${b.convId} = p."convId" and ${b.seq} = p.seq)` : sql`null::text`;
+    bodies === 'with-bodies' ? sql`(select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${v.convId} and ${b.seq} = p.seq)` : sql`null::text`;
   return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, p.*, ${body} as body_text
     from (select mb.*, ${behind} as behind_exists
-          from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v)} as floor_seq,
-                       coalesce((select ${a.toSeq} from ${archiveSegments} ${a} where ${a.convId} = ${mb.convId}
+          from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v, v.convId)} as floor_seq,
+                       coalesce((select ${a.toSeq} from ${archiveSegments} ${a} where ${a.convId} = ${v.convId}
                                  order by ${a.fromSeq} desc limit 1), 0) as archived_through
                 from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
                 where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
@@ -115,7 +118,7 @@ function warmTextsOf(rows: readonly PageStatementRow[]): Map<number, string> {
 
 /** The viewer's walk from `start` in `order` over the member row's conversation, up to `limit` messages. */
 function walk(v: Slots<PageValues>, start: Placeholder | SQL, order: 'asc' | 'desc', limit: Placeholder | SQL): SQL {
-  return sql`(${visibleRun({ convId: mb.convId, viewerId: v.viewerId, floor: FLOOR, start, order, limit })}) ${WALKED}`;
+  return sql`(${visibleRun({ convId: v.convId, viewerId: v.viewerId, floor: FLOOR, start, order, limit })}) ${WALKED}`;
 }
 
 /** What a keyset page binds besides `PageValues`. */
@@ -188,7 +191,7 @@ interface AroundValues extends PageValues {
 const aroundPage = statement<AroundValues>((v) => {
   const side = (name: string, from: SQL) => sql`(select ${name}::text as side, ${messageColumns(m)} from ${from})`;
   const scan = sql`${side('older', walk(v, v.anchorSeq, 'desc', v.olderLimit))}
-    union all ${side('anchor', sql`${messages} ${m} where ${m.convId} = ${mb.convId} and ${m.seq} = ${v.anchorSeq} and ${visibleTo(m, v.viewerId, FLOOR)}`)}
+    union all ${side('anchor', sql`${messages} ${m} where ${m.convId} = ${v.convId} and ${m.seq} = ${v.anchorSeq} and ${visibleTo(m, v.viewerId, FLOOR, v.convId)}`)}
     union all ${side('newer', walk(v, v.anchorSeq, 'asc', v.newerLimit))}`;
   return pageStatement(v, sql`false`, scan);
 });
@@ -237,7 +240,7 @@ const firstVisibleAt = statement<PageValues & { time: string }>((v) =>
     v,
     sql`false`,
     sql`select ${m.seq} from (select ${e.seq} from ${messages} ${e}
-        where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${v.time}::timestamptz
+        where ${e.convId} = ${v.convId} and ${e.createdAt} >= ${v.time}::timestamptz
         order by ${e.createdAt}, ${e.seq} limit 1) earliest
       cross join lateral ${walk(v, sql`earliest.seq - 1`, 'asc', sql`1`)}`,
     'seqs-only',

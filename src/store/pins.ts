@@ -44,8 +44,8 @@ export type PinOutcome =
 
 const lockForPin = statement<ActorMessageValues>(
   (v) => sql`select ${messageColumns(m)}, ${mb.role} as role, ${c.kind} as conversation_kind, ${c.membersMayPin} as members_may_pin,
-          exists (select 1 from ${messagePins} ${p} where ${p.convId} = ${m.convId} and ${p.seq} = ${m.seq}) as pinned,
-          (select count(*)::int from ${messagePins} ${p} where ${p.convId} = ${m.convId}) as pin_count
+          exists (select 1 from ${messagePins} ${p} where ${p.convId} = ${v.convId} and ${p.seq} = ${m.seq}) as pinned,
+          (select count(*)::int from ${messagePins} ${p} where ${p.convId} = ${v.convId}) as pin_count
         ${actorMessage(mb, c, m, v)}
         for update of ${m}`,
 );
@@ -120,7 +120,7 @@ const pinPage = statement<RetentionValues & { viewerId: string; convId: string; 
       join ${messages} ${m} on ${m.convId} = ${p.convId} and ${m.seq} = ${p.seq}
       where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
         and (${p.pinnedAt}, ${p.seq}) < (timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond', ${v.afterSeq}::int8)
-        and ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v))}
+        and ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v, v.convId), v.convId)}
       order by ${p.pinnedAt} desc, ${p.seq} desc
       limit ${v.limit}`,
 );

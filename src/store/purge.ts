@@ -176,7 +176,7 @@ async function rest(ms: number, signal: AbortSignal | undefined): Promise<void> 
 
 const batch = statement<RetentionValues & { convId: string; through: number; after: number; batchSize: number }>(
   (v) => sql`with
-        bound as (select least(${v.through}::int8, ${expiredThrough(c, v)}) as through from ${conversations} ${c} where ${c.id} = ${v.convId}),
+        bound as (select least(${v.through}::int8, ${expiredThrough(c, v, v.convId)}) as through from ${conversations} ${c} where ${c.id} = ${v.convId}),
         doomed as (
           select ${m.seq} as seq from ${messages} ${m}
           where ${m.convId} = ${v.convId} and ${m.seq} > ${v.after}::int8 and ${m.seq} <= (select through from bound)

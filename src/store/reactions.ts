@@ -40,9 +40,9 @@ interface ReactionValues {
 /** The message as the actor sees it, its distinct reactions and whether the actor's is among them, locked. */
 const lockForReaction = statement<ReactionValues & ActorMessageValues>(
   (v) => sql`select ${messageColumns(m)},
-          (select count(distinct ${r.reaction})::int from ${messageReactions} ${r} where ${r.convId} = ${m.convId} and ${r.seq} = ${m.seq}) as distinct_count,
-          exists (select 1 from ${messageReactions} ${r} where ${r.convId} = ${m.convId} and ${r.seq} = ${m.seq} and ${r.reaction} = ${v.reaction}) as used,
-          exists (select 1 from ${messageReactions} ${r} where ${r.convId} = ${m.convId} and ${r.seq} = ${m.seq}
+          (select count(distinct ${r.reaction})::int from ${messageReactions} ${r} where ${r.convId} = ${v.convId} and ${r.seq} = ${m.seq}) as distinct_count,
+          exists (select 1 from ${messageReactions} ${r} where ${r.convId} = ${v.convId} and ${r.seq} = ${m.seq} and ${r.reaction} = ${v.reaction}) as used,
+          exists (select 1 from ${messageReactions} ${r} where ${r.convId} = ${v.convId} and ${r.seq} = ${m.seq}
             and ${r.reaction} = ${v.reaction} and ${r.userId} = ${v.actorId}) as mine
         ${actorMessage(mb, c, m, v)}
         for update of ${m}`,

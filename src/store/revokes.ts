@@ -53,12 +53,13 @@ const revoke = statement<RevokeValues>(
           update ${messages} set ${bare(messages.revokedAt)} = now(), ${bare(messages.revokedBy)} = ${v.actorId}
           where ${messages.convId} = ${v.convId} and ${messages.seq} = ${v.seq}
           returning *),
-        gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${r.convId} and ${b.seq} = ${r.seq}),
-        -- Its earlier versions, its reactions, its pin and its mentions go with its text.
-        versions as (delete from ${messageEdits} ${ed} using ${r} where ${ed.convId} = ${r.convId} and ${ed.seq} = ${r.seq}),
-        reactions as (delete from ${messageReactions} ${rx} using ${r} where ${rx.convId} = ${r.convId} and ${rx.seq} = ${r.seq}),
-        pins as (delete from ${messagePins} ${pn} using ${r} where ${pn.convId} = ${r.convId} and ${pn.seq} = ${r.seq}),
-        mentions as (delete from ${messageMentions} ${mn} using ${r} where ${mn.convId} = ${r.convId} and ${mn.seq} = ${r.seq})
+        gone as (delete from ${messageBodies} ${b} using ${r} where ${b.convId} = ${v.convId} and ${b.seq} = ${r.seq}),
+        -- Its earlier versions, its reactions, its pin and its mentions go with its text;
+        -- every table by the bound conversation id, so the statement routes to one shard.
+        versions as (delete from ${messageEdits} ${ed} using ${r} where ${ed.convId} = ${v.convId} and ${ed.seq} = ${r.seq}),
+        reactions as (delete from ${messageReactions} ${rx} using ${r} where ${rx.convId} = ${v.convId} and ${rx.seq} = ${r.seq}),
+        pins as (delete from ${messagePins} ${pn} using ${r} where ${pn.convId} = ${v.convId} and ${pn.seq} = ${r.seq}),
+        mentions as (delete from ${messageMentions} ${mn} using ${r} where ${mn.convId} = ${v.convId} and ${mn.seq} = ${r.seq})
         select ${messageColumns(r)} from ${r}`,
 );
 

@@ -72,7 +72,7 @@ const sendStatement = (mentioning: boolean) => statement<SendValues>(
           insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt, messages.replyToSeq, messages.threadRootSeq)})
           select ${conv.id}, ${conv.maxSeq}, ${v.senderId}, ${v.clientMsgId}, ${conv.lastActivityAt}, ${v.replyToSeq}::int8, ${v.threadRootSeq}::int8 from ${conv}
           returning *),
-        ${mentioning ? sql`mentioned as (${insertMentions(m, v.mentionUserIds, sql`${v.mentionEveryone}::boolean`)}),` : sql``}
+        ${mentioning ? sql`mentioned as (${insertMentions(m, v.convId, v.mentionUserIds, sql`${v.mentionEveryone}::boolean`)}),` : sql``}
         -- The search index entry is the body row's own column: in step by construction.
         body as (
           insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})

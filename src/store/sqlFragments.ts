@@ -55,8 +55,11 @@ const oldestStored = alias(messages, 'o');
  * shorter of the server's and the conversation's limits (`effectivePolicy`);
  * a null limit makes its term 0. The time rule is one probe of the
  * creation-time index: the newest message created before the cut-off.
+ * `convId`: the conversation's id as the statement binds it, when it reads
+ * one conversation, so its probes are routed by that value (one Citus
+ * shard) rather than correlated to `c.id`, which cannot be pruned.
  */
-export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<RetentionValues>): SQL<number> {
+export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<RetentionValues>, convId: Operand = c.id): SQL<number> {
   const e = newestExpired;
   const o = oldestStored;
   const days = sql`least(${c.retentionDays}, ${clock.serverDays}::int)`;
@@ -67,11 +70,11 @@ export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<Re
   return sql`greatest(
     coalesce(${c.maxSeq} - least(${c.retentionMaxMessages}, ${clock.serverMaxMessages}::int), 0),
     coalesce((select ${e.seq} from ${messages} ${e}
-      where ${e.convId} = ${c.id}
+      where ${e.convId} = ${convId}
         and ${e.createdAt} < ${clock.now}::timestamptz - ${days} * interval '86400 seconds'
       order by ${e.createdAt} desc, ${e.seq} desc limit 1), 0),
     case when ${days} is null then 0
-      else coalesce((select min(${o.seq}) - 1 from ${messages} ${o} where ${o.convId} = ${c.id}), ${c.maxSeq}) end)`;
+      else coalesce((select min(${o.seq}) - 1 from ${messages} ${o} where ${o.convId} = ${convId}), ${c.maxSeq}) end)`;
 }
 
 /**
@@ -80,10 +83,15 @@ export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<Re
  * shows new members only what came after (`since_joined`), and the
  * conversation's retention cut-off.
  */
-export function visibleFloor(mb: Aliased<typeof members>, c: Aliased<typeof conversations>, clock: Slots<RetentionValues>): SQL<number> {
+export function visibleFloor(
+  mb: Aliased<typeof members>,
+  c: Aliased<typeof conversations>,
+  clock: Slots<RetentionValues>,
+  convId: Operand = c.id,
+): SQL<number> {
   return sql`greatest(${mb.clearSeq},
     case when ${c.historyVisibility} = 'since_joined' then ${mb.joinedSeq} else 0 end,
-    ${expiredThrough(c, clock)})`;
+    ${expiredThrough(c, clock, convId)})`;
 }
 
 const range = alias(messageHideRanges, 'hr');
@@ -124,14 +132,16 @@ export function hiddenFrom(convId: Operand, viewerId: Operand, seq: Operand): SQ
  * its own viewer (live events check all subscribers in one statement).
  * Checked row by row, so a scan filtered by it reads every hidden row it
  * passes: scans of more than a few rows walk with `visibleRun` instead.
+ * `convId`: the conversation bound to the statement, when it reads one, so
+ * the hide lookup is routed by it rather than by the row's column.
  */
-export function visibleTo(m: Aliased<typeof messages>, viewerId: Operand, floor: SQL): SQL {
+export function visibleTo(m: Aliased<typeof messages>, viewerId: Operand, floor: SQL, convId: Operand = m.convId): SQL {
   // A scalar subquery, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an
   // anti-join and, misjudging how many hides a member has, may materialize
   // all of them and compare each against every scanned row (90 ms for a
   // page where a member hid 17,000 messages). A scalar subquery stays one
   // primary-key probe per row.
-  return sql`${m.seq} > ${floor} and not ${hiddenFrom(m.convId, viewerId, m.seq)}`;
+  return sql`${m.seq} > ${floor} and not ${hiddenFrom(convId, viewerId, m.seq)}`;
 }
 
 /** Where a walk of what a viewer can see goes. */
@@ -313,5 +323,5 @@ export function actorMessage(
         join ${conversations} ${c} on ${c.id} = ${mb.convId}
         join ${messages} ${m} on ${m.convId} = ${mb.convId} and ${m.seq} = ${v.seq}
         where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.actorId}
-          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v))}`;
+          and ${visibleTo(m, v.actorId, visibleFloor(mb, c, v, v.convId), v.convId)}`;
 }

@@ -63,18 +63,18 @@ function threadStatement(order: 'asc' | 'desc', cursor: boolean) {
     const past = order === 'asc' ? sql`${m.seq} > ${v.cursorSeq}` : cursor ? sql`${m.seq} < ${v.cursorSeq}` : sql`true`;
     const behind = !cursor
       ? sql`false`
-      : sql`exists (select 1 from ${messages} ${n} where ${n.convId} = mb.conv_id and ${n.threadRootSeq} = ${v.rootSeq}
+      : sql`exists (select 1 from ${messages} ${n} where ${n.convId} = ${v.convId} and ${n.threadRootSeq} = ${v.rootSeq}
           and ${order === 'asc' ? sql`${n.seq} <= ${v.cursorSeq}` : sql`${n.seq} >= ${v.cursorSeq}`}
-          and ${visibleTo(n, v.viewerId, sql.raw('mb.floor_seq'))})`;
+          and ${visibleTo(n, v.viewerId, sql.raw('mb.floor_seq'), v.convId)})`;
     return sql`select ${behind} as behind_exists, p.*,
-        (select ${b.text} from ${messageBodies} ${b} where ${b.convId} = p."convId" and ${b.seq} = p.seq) as body_text
-      from (select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v)} as floor_seq
+        (select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${v.convId} and ${b.seq} = p.seq) as body_text
+      from (select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v, v.convId)} as floor_seq
             from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
             where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId} offset 0) mb
       left join lateral (
         select ${messageColumns(m)} from ${messages} ${m}
-        where ${m.convId} = mb.conv_id and ${m.threadRootSeq} = ${v.rootSeq} and ${past}
-          and ${visibleTo(m, v.viewerId, sql.raw('mb.floor_seq'))}
+        where ${m.convId} = ${v.convId} and ${m.threadRootSeq} = ${v.rootSeq} and ${past}
+          and ${visibleTo(m, v.viewerId, sql.raw('mb.floor_seq'), v.convId)}
         order by ${m.seq} ${sql.raw(order)} limit ${v.limit}) p on true
       order by p.seq ${sql.raw(order)}`;
   });

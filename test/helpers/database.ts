@@ -5,15 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import postgres from 'postgres';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
+import { logWrites, partitionTables } from './partitionedLayout.ts';
+import { partitionedRun, routeRecorded, statementRecorder, writeRoutingReport } from './routing.ts';
 
 export type Backend = 'pglite' | 'postgres';
 
-/** The backends this run covers: PGlite always, PostgreSQL when DATABASE_URL is set. */
-export const backends: Backend[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/**
+ * The backends this run covers: PGlite always, PostgreSQL when DATABASE_URL
+ * is set; PostgreSQL alone in the partitioned run (routing.ts).
+ */
+export const backends: Backend[] = partitionedRun ? ['postgres'] : process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
 /**
  * `it` for the PostgreSQL run of a `describe.each(backends)` file, and
@@ -60,11 +65,41 @@ export async function openTestDatabase(backend: Backend): Promise<DatabaseHandle
   const scratch = await createScratchDatabase();
   const handle = await openDatabase({ kind: 'postgres', url: scratch.url, poolSize: 10 });
   await applyMigrations(handle);
+  if (partitionedRun) return partitioned(handle, scratch);
   return {
     ...handle,
     close: async () => {
       await handle.close();
       await scratch.drop();
+    },
+  };
+}
+
+/**
+ * `handle` with its conversation-scoped tables partitioned and every
+ * statement sent through its client recorded; closing it explains them all
+ * into the routing report before the database is dropped (routing.ts).
+ */
+async function partitioned(handle: DatabaseHandle, scratch: Awaited<ReturnType<typeof createScratchDatabase>>): Promise<DatabaseHandle> {
+  const admin = postgres(scratch.url, { max: 1, onnotice: () => {} });
+  try {
+    await partitionTables(admin);
+    await logWrites(admin);
+  } finally {
+    await admin.end();
+  }
+  const recorder = statementRecorder();
+  const testFile = expect.getState().testPath ?? 'unknown file';
+  return {
+    ...handle,
+    client: { ...handle.client, recordStatement: recorder.record },
+    close: async () => {
+      await handle.close();
+      try {
+        writeRoutingReport(scratch.name, await routeRecorded(scratch.url, recorder.recorded.values(), testFile));
+      } finally {
+        await scratch.drop();
+      }
     },
   };
 }
