@@ -23,7 +23,7 @@ const byConversation = (table: string, column = 'conv_id'): DistributedTable => 
 /**
  * Every table distributed in the partitioned run. `message_hides` is written
  * by nothing now but still deleted from by the purge. `announcement_reads`
- * is the one table read by user (one row per user); `announcements` would
+ * and `user_inbox` are read by user; `announcements` would
  * be a reference table, `rate_limits` and `socket_leases` local to the
  * coordinator (see the README).
  */
@@ -45,6 +45,8 @@ export const distributedTables: readonly DistributedTable[] = [
     'archive_segments',
   ].map((table) => byConversation(table)),
   { table: 'announcement_reads', column: 'user_id', group: 'user' },
+  // The inbox index: one row per membership, read by user (store/inboxIndex.ts).
+  { table: 'user_inbox', column: 'user_id', group: 'user' },
 ];
 
 /** Partitions per table: enough that a statement reading "all" is told apart from one reading a few. */
