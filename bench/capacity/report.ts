@@ -1,0 +1,137 @@
+/**
+ * What `npm run capacity` prints: the load, what it needs, storage by
+ * year, every assumption with the figure behind it, and where each figure
+ * came from. Pure: text from the plan.
+ */
+import { markdownTable } from '../table.ts';
+import { type FigureSource, type Figures, PAGE_SCENARIOS, type PageScenarioName } from './figures.ts';
+import { type CapacityPlan, type PlanRules, serverSecondsPerRequest, type TargetLoad, type UnitCosts } from './model.ts';
+
+/** The bench's label of each page scenario. */
+const SCENARIO_LABELS: Record<PageScenarioName, string> = {
+  'random-newest': '(a) newest page, random conversations',
+  'hot-newest': '(b) newest page, hot conversation',
+  'hot-deep': '(c) 400,000 deep via before:',
+  'hot-around': '(d) messagesAround 400,000 deep',
+};
+
+/** `value` with thousands separators and `digits` decimals. */
+export const count = (value: number, digits = 0): string =>
+  value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** Bytes in decimal units (GB = 10^9 bytes), three significant figures at most. */
+export function bytes(value: number): string {
+  const units: [number, string][] = [
+    [1e15, 'PB'],
+    [1e12, 'TB'],
+    [1e9, 'GB'],
+    [1e6, 'MB'],
+    [1e3, 'kB'],
+  ];
+  const [size, unit] = units.find(([s]) => value >= s) ?? [1, 'B'];
+  const scaled = value / size;
+  return `${count(scaled, scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2)} ${unit}`;
+}
+
+const ms = (seconds: number): string => `${count(seconds * 1000, 3)} ms`;
+const perSecond = (seconds: number): string => count(1 / seconds);
+const describeSource = (s: FigureSource): string =>
+  `${s.file} (run of ${s.date} at ${s.commit.slice(0, 7)}, ${s.seconds} s per load run, ${s.workers} server processes)`;
+
+/** The load in one sentence. */
+function loadLine(load: TargetLoad): string {
+  return (
+    `${count(load.users)} daily active users, each sending ${count(load.messagesPerUser, Number.isInteger(load.messagesPerUser) ? 0 : 1)} messages and reading ` +
+    `${count(load.pagesPerUser, Number.isInteger(load.pagesPerUser) ? 0 : 1)} pages of 50 a day; messages kept ${count(load.years, Number.isInteger(load.years) ? 0 : 1)} years, ` +
+    `bodies archived after ${count(load.archiveAfterDays)} days; peak ${count(load.peakFactor, Number.isInteger(load.peakFactor) ? 0 : 1)} × the day's mean.`
+  );
+}
+
+/** The plan as printed: headings, tables and the assumptions. */
+export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figures, costs: UnitCosts, plan: CapacityPlan, notes: string[] = []): string {
+  const { rates } = plan;
+  const pct = `${count(rules.utilisation * 100)}%`;
+  const instance = rules.databaseCores * rules.utilisation;
+  const last = plan.storage.at(-1)!;
+  const memory = figures.memory === null ? 'not recorded' : `${count(plan.serverCores)} × ${count(figures.memory.workerPeakMb)} MB`;
+  const shard =
+    plan.shardReasons.length === 0
+      ? 'one primary holds it'
+      : `sharded on conv_id for ${plan.shardReasons.map((r) => (r === 'writes' ? 'the writes' : 'the storage')).join(' and ')}`;
+
+  const needs = markdownTable(
+    ['', 'needed', 'because'],
+    [
+      [
+        'server cores',
+        count(plan.serverCores),
+        `${count(rates.peakPages)} pages/s × ${ms(costs.serverPerPage)} + ${count(rates.peakSends)} sends/s × ${ms(costs.serverPerSend)} = ${count(plan.serverBusyCores, 1)} cores busy at peak, planned at ${pct} (at least ${rules.minServerCores})`,
+      ],
+      ['server memory', memory, 'one process per core, each at the largest worker peak RSS the bench saw'],
+      [
+        `PostgreSQL primaries (${rules.databaseCores} cores)`,
+        count(plan.primaries),
+        `writes keep ${count(plan.databaseWriteCores, 1)} cores busy at peak (${count(instance, 1)} per primary at ${pct}); ${bytes(last.hot + last.warm)} in PostgreSQL (${bytes(rules.maxBytesPerPrimary)} per primary at most): ${shard}`,
+      ],
+      [
+        `PostgreSQL replicas (${rules.databaseCores} cores)`,
+        `${count(plan.replicas)} (${count(plan.replicasPerPrimary)} per primary)`,
+        `page reads keep ${count(plan.databaseReadCores, 1)} cores busy at peak (${count(instance, 1)} per replica at ${pct}); at least ${rules.minReplicas} per primary`,
+      ],
+      ['PostgreSQL bytes per instance', bytes(plan.bytesPerPrimary), `at year ${count(load.years, Number.isInteger(load.years) ? 0 : 1)}, on each primary and each of its replicas`],
+    ],
+  );
+
+  const storage = markdownTable(
+    ['end of year', 'messages', 'hot: index rows (PostgreSQL)', 'warm: bodies (PostgreSQL)', 'archived: segments', 'added this year'],
+    plan.storage.map((y, i) => {
+      const before = i === 0 ? 0 : plan.storage[i - 1]!.hot + plan.storage[i - 1]!.warm + plan.storage[i - 1]!.archived;
+      return [String(y.year), count(y.messages), bytes(y.hot), bytes(y.warm), bytes(y.archived), bytes(y.hot + y.warm + y.archived - before)];
+    }),
+  );
+
+  const page = figures.pages.scenarios.find((s) => s.scenario === rules.pageScenario)!;
+  const spread = figures.sends.spread;
+  const perScenario = PAGE_SCENARIOS.map((scenario) => {
+    const f = figures.pages.scenarios.find((s) => s.scenario === scenario)!;
+    const server = serverSecondsPerRequest(f.fullPerSecond, f.rawPerSecond, rules.benchCores);
+    return `${scenario} ${server === null ? 'not derivable' : perSecond(server)}`;
+  }).join(', ');
+  const storageFigures = figures.storage;
+  const assumptions = [
+    `A page read is the bench's ${SCENARIO_LABELS[rules.pageScenario]} (\`--page-scenario\`): ${count(page.fullPerSecond)} req/s through GraphQL, ${count(page.rawPerSecond)} as raw SQL, ${count(page.statements)} SQL statement(s) each.`,
+    `Server cost per request: the bench box's ${rules.benchCores} cores (\`--bench-cores\`) ran the server, PostgreSQL and the load generator at once. With every core busy, the full run spent ${rules.benchCores} / full rate core-seconds per request on all three, the raw run ${rules.benchCores} / raw rate on PostgreSQL and its own load generator; the difference is the server's, taking both load generators to cost the same per request. Page: ${rules.benchCores} / ${count(page.fullPerSecond)} − ${rules.benchCores} / ${count(page.rawPerSecond)} = ${ms(costs.serverPerPage)}, ${perSecond(costs.serverPerPage)} pages/s per server core (by scenario: ${perScenario}). Send (1,000 conversations, ${count(spread.fullPerSecond)} msg/s, raw ${count(spread.rawPerSecond)}): ${ms(costs.serverPerSend)}, ${perSecond(costs.serverPerSend)} sends/s per core.`,
+    `PostgreSQL cost: a statement of a page costs what the raw page did, ${rules.benchCores} / ${count(page.rawPerSecond)} = ${ms(costs.databasePerPageStatement)} of a core (an upper bound: the raw run's cores also ran its load generator), so ${ms(costs.databasePerPage)} per page; a send ${ms(costs.databasePerSend)}: its send statement what the raw send did (${rules.benchCores} / ${count(spread.rawPerSecond)}) and ${rules.sendStatements - 1} more statement(s) (the rate limiter's counter; the bench does not count a send's statements) what a page statement does. One ${rules.databaseCores}-core instance at ${pct} takes ${count(instance / costs.databasePerPage)} pages/s or ${count(instance / costs.databasePerSend)} sends/s: PostgreSQL assumed to scale linearly from the bench's ${rules.benchCores} cores to ${rules.databaseCores} (\`--db-cores\`, not measured).`,
+    `Writes go to the primaries and page reads to replicas; replicas also replay every write, which is not counted (PostgreSQL 15 replays with one process per replica, a limit on writes per primary not measured here).`,
+    `Shard (more primaries, hashed on conv_id, conversations spread evenly) when peak writes need more than one primary's cores at ${pct}, or PostgreSQL bytes pass ${bytes(rules.maxBytesPerPrimary)} per primary (\`--max-db-tb\`: what one primary can back up, restore and copy to a new replica in hours). One conversation takes at most ${count(costs.oneConversationSendsPerSecond)} sends/s (the raw send into one conversation: its counter's row lock) whatever the number of primaries.`,
+    `Peak: ${count(load.peakFactor, 1)} × the day's mean for page reads and sends at once (\`--peak-factor\`); cores planned busy at most ${pct} at peak (\`--utilisation\`).`,
+    `Bytes per message, from the archive row (${count(storageFigures.hot.messages)} messages): hot ${count(costs.hotBytes)} (the \`messages\` index row and its indexes, in PostgreSQL for as long as the message is kept), warm ${count(costs.warmBytes)} (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN), archived ${count(costs.archivedBytes)}: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the warm body row (${count(storageFigures.hot.bodyTableBytes / storageFigures.hot.messages)} bytes) / ${count(rules.archiveCompression, 1)} (\`--archive-compression\`).`,
+    `Not counted: the other tables (members, conversations, the change feed, reactions, receipts, hides), WAL, bloat and free space, backups and replicas' copies of the archive (segments are stored once, in a bucket or folder); each conversation's newest ${count(200)} messages stay warm whatever their age (ARCHIVE_KEEP_NEWEST), so quiet conversations keep more warm than this says; and any load but page reads and sends (inbox, search, live events, read marks).`,
+    `The figures are as good as the runs: a run on a box shared with other work, or with short load runs, understates what a core does (each source below says its settings).`,
+  ];
+
+  return [
+    `# Capacity for ${count(load.users)} daily active users`,
+    loadLine(load),
+    markdownTable(
+      ['', "day's mean /s", 'peak /s'],
+      [
+        ['page reads', count(rates.meanPages), count(rates.peakPages)],
+        ['sends', count(rates.meanSends), count(rates.peakSends)],
+      ],
+    ),
+    needs,
+    `Storage (GB = 10^9 bytes; after year ${count(load.years, Number.isInteger(load.years) ? 0 : 1)} the purge keeps it level):`,
+    storage,
+    'Assumptions:',
+    assumptions.map((a) => `- ${a}`).join('\n'),
+    'Figures from:',
+    [
+      `- pages: ${describeSource(figures.pages.source)}`,
+      `- sends: ${describeSource(figures.sends.source)}`,
+      `- storage: ${describeSource(figures.storage.source)}`,
+      ...(figures.memory === null ? [] : [`- memory: ${describeSource(figures.memory.source)}`]),
+      ...notes.map((n) => `- ${n}`),
+    ].join('\n'),
+  ].join('\n\n');
+}
