@@ -138,7 +138,7 @@ export interface YearStorage {
 }
 
 /** Why there is more than one primary. */
-export type ShardReason = 'writes' | 'storage';
+type ShardReason = 'writes' | 'storage';
 
 /** What the target load needs. */
 export interface CapacityPlan {

@@ -51,7 +51,7 @@ const MIN_SERVER_CORES = 2;
 const SEND_STATEMENTS = 2;
 
 /** The usage line, with every flag and its default. */
-export const CAPACITY_USAGE = `Usage: npm run capacity -- ${Object.values(NUMBERS)
+const CAPACITY_USAGE = `Usage: npm run capacity -- ${Object.values(NUMBERS)
   .map((n) => `[--${n.flag} ${n.fallback}]`)
   .join(' ')} [--page-scenario ${PAGE_SCENARIOS.join('|')}] [--results <file>] [--save-reference]`;
 

@@ -29,10 +29,13 @@ export function bytes(value: number): string {
     [1e3, 'kB'],
   ];
   const [size, unit] = units.find(([s]) => value >= s) ?? [1, 'B'];
+  if (unit === 'B') return `${count(value)} B`;
   const scaled = value / size;
   return `${count(scaled, scaled >= 100 ? 0 : scaled >= 10 ? 1 : 2)} ${unit}`;
 }
 
+/** A figure the user gave: whole numbers bare, others with up to two decimals. */
+const plain = (value: number): string => value.toLocaleString('en', { maximumFractionDigits: 2 });
 const ms = (seconds: number): string => `${count(seconds * 1000, 3)} ms`;
 const perSecond = (seconds: number): string => count(1 / seconds);
 const describeSource = (s: FigureSource): string =>
@@ -41,9 +44,9 @@ const describeSource = (s: FigureSource): string =>
 /** The load in one sentence. */
 function loadLine(load: TargetLoad): string {
   return (
-    `${count(load.users)} daily active users, each sending ${count(load.messagesPerUser, Number.isInteger(load.messagesPerUser) ? 0 : 1)} messages and reading ` +
-    `${count(load.pagesPerUser, Number.isInteger(load.pagesPerUser) ? 0 : 1)} pages of 50 a day; messages kept ${count(load.years, Number.isInteger(load.years) ? 0 : 1)} years, ` +
-    `bodies archived after ${count(load.archiveAfterDays)} days; peak ${count(load.peakFactor, Number.isInteger(load.peakFactor) ? 0 : 1)} × the day's mean.`
+    `${count(load.users)} daily active users, each sending ${plain(load.messagesPerUser)} messages and reading ` +
+    `${plain(load.pagesPerUser)} pages of 50 a day; messages kept ${plain(load.years)} years, ` +
+    `bodies archived after ${plain(load.archiveAfterDays)} days; peak ${plain(load.peakFactor)} × the day's mean.`
   );
 }
 
@@ -60,27 +63,20 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
       : `sharded on conv_id for ${plan.shardReasons.map((r) => (r === 'writes' ? 'the writes' : 'the storage')).join(' and ')}`;
 
   const needs = markdownTable(
-    ['', 'needed', 'because'],
+    ['', 'needed'],
     [
-      [
-        'server cores',
-        count(plan.serverCores),
-        `${count(rates.peakPages)} pages/s × ${ms(costs.serverPerPage)} + ${count(rates.peakSends)} sends/s × ${ms(costs.serverPerSend)} = ${count(plan.serverBusyCores, 1)} cores busy at peak, planned at ${pct} (at least ${rules.minServerCores})`,
-      ],
-      ['server memory', memory, 'one process per core, each at the largest worker peak RSS the bench saw'],
-      [
-        `PostgreSQL primaries (${rules.databaseCores} cores)`,
-        count(plan.primaries),
-        `writes keep ${count(plan.databaseWriteCores, 1)} cores busy at peak (${count(instance, 1)} per primary at ${pct}); ${bytes(last.hot + last.warm)} in PostgreSQL (${bytes(rules.maxBytesPerPrimary)} per primary at most): ${shard}`,
-      ],
-      [
-        `PostgreSQL replicas (${rules.databaseCores} cores)`,
-        `${count(plan.replicas)} (${count(plan.replicasPerPrimary)} per primary)`,
-        `page reads keep ${count(plan.databaseReadCores, 1)} cores busy at peak (${count(instance, 1)} per replica at ${pct}); at least ${rules.minReplicas} per primary`,
-      ],
-      ['PostgreSQL bytes per instance', bytes(plan.bytesPerPrimary), `at year ${count(load.years, Number.isInteger(load.years) ? 0 : 1)}, on each primary and each of its replicas`],
+      ['server cores', count(plan.serverCores)],
+      ['server memory', memory],
+      [`PostgreSQL primaries (${rules.databaseCores} cores)`, count(plan.primaries)],
+      [`PostgreSQL replicas (${rules.databaseCores} cores)`, `${count(plan.replicas)} (${count(plan.replicasPerPrimary)} per primary)`],
+      ['PostgreSQL bytes per instance', bytes(plan.bytesPerPrimary)],
     ],
   );
+  const because = [
+    `Server cores: ${count(rates.peakPages)} pages/s × ${ms(costs.serverPerPage)} + ${count(rates.peakSends)} sends/s × ${ms(costs.serverPerSend)} = ${count(plan.serverBusyCores, 1)} cores busy at peak, planned at ${pct} (at least ${rules.minServerCores}); memory: one process per core, each at the largest worker peak RSS the bench saw.`,
+    `Primaries: writes keep ${count(plan.databaseWriteCores, 1)} cores busy at peak (${count(instance, 1)} per primary at ${pct}); PostgreSQL holds ${bytes(last.hot + last.warm)} at year ${plain(load.years)} (${bytes(rules.maxBytesPerPrimary)} per primary at most): ${shard}.`,
+    `Replicas: page reads keep ${count(plan.databaseReadCores, 1)} cores busy at peak (${count(instance, 1)} per replica at ${pct}); at least ${rules.minReplicas} per primary. Each primary and each of its replicas holds ${bytes(plan.bytesPerPrimary)}.`,
+  ];
 
   const storage = markdownTable(
     ['end of year', 'messages', 'hot: index rows (PostgreSQL)', 'warm: bodies (PostgreSQL)', 'archived: segments', 'added this year'],
@@ -104,8 +100,8 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
     `PostgreSQL cost: a statement of a page costs what the raw page did, ${rules.benchCores} / ${count(page.rawPerSecond)} = ${ms(costs.databasePerPageStatement)} of a core (an upper bound: the raw run's cores also ran its load generator), so ${ms(costs.databasePerPage)} per page; a send ${ms(costs.databasePerSend)}: its send statement what the raw send did (${rules.benchCores} / ${count(spread.rawPerSecond)}) and ${rules.sendStatements - 1} more statement(s) (the rate limiter's counter; the bench does not count a send's statements) what a page statement does. One ${rules.databaseCores}-core instance at ${pct} takes ${count(instance / costs.databasePerPage)} pages/s or ${count(instance / costs.databasePerSend)} sends/s: PostgreSQL assumed to scale linearly from the bench's ${rules.benchCores} cores to ${rules.databaseCores} (\`--db-cores\`, not measured).`,
     `Writes go to the primaries and page reads to replicas; replicas also replay every write, which is not counted (PostgreSQL 15 replays with one process per replica, a limit on writes per primary not measured here).`,
     `Shard (more primaries, hashed on conv_id, conversations spread evenly) when peak writes need more than one primary's cores at ${pct}, or PostgreSQL bytes pass ${bytes(rules.maxBytesPerPrimary)} per primary (\`--max-db-tb\`: what one primary can back up, restore and copy to a new replica in hours). One conversation takes at most ${count(costs.oneConversationSendsPerSecond)} sends/s (the raw send into one conversation: its counter's row lock) whatever the number of primaries.`,
-    `Peak: ${count(load.peakFactor, 1)} × the day's mean for page reads and sends at once (\`--peak-factor\`); cores planned busy at most ${pct} at peak (\`--utilisation\`).`,
-    `Bytes per message, from the archive row (${count(storageFigures.hot.messages)} messages): hot ${count(costs.hotBytes)} (the \`messages\` index row and its indexes, in PostgreSQL for as long as the message is kept), warm ${count(costs.warmBytes)} (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN), archived ${count(costs.archivedBytes)}: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the warm body row (${count(storageFigures.hot.bodyTableBytes / storageFigures.hot.messages)} bytes) / ${count(rules.archiveCompression, 1)} (\`--archive-compression\`).`,
+    `Peak: ${plain(load.peakFactor)} × the day's mean for page reads and sends at once (\`--peak-factor\`); cores planned busy at most ${pct} at peak (\`--utilisation\`).`,
+    `Bytes per message, from the archive row (${count(storageFigures.hot.messages)} messages): hot ${count(costs.hotBytes)} (the \`messages\` index row and its indexes, in PostgreSQL for as long as the message is kept), warm ${count(costs.warmBytes)} (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN), archived ${count(costs.archivedBytes)}: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the warm body row (${count(storageFigures.hot.bodyTableBytes / storageFigures.hot.messages)} bytes) / ${plain(rules.archiveCompression)} (\`--archive-compression\`).`,
     `Not counted: the other tables (members, conversations, the change feed, reactions, receipts, hides), WAL, bloat and free space, backups and replicas' copies of the archive (segments are stored once, in a bucket or folder); each conversation's newest ${count(200)} messages stay warm whatever their age (ARCHIVE_KEEP_NEWEST), so quiet conversations keep more warm than this says; and any load but page reads and sends (inbox, search, live events, read marks).`,
     `The figures are as good as the runs: a run on a box shared with other work, or with short load runs, understates what a core does (each source below says its settings).`,
   ];
@@ -121,7 +117,8 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
       ],
     ),
     needs,
-    `Storage (GB = 10^9 bytes; after year ${count(load.years, Number.isInteger(load.years) ? 0 : 1)} the purge keeps it level):`,
+    because.map((b) => `- ${b}`).join('\n'),
+    `Storage (GB = 10^9 bytes; after year ${plain(load.years)} the purge keeps it level):`,
     storage,
     'Assumptions:',
     assumptions.map((a) => `- ${a}`).join('\n'),
