@@ -61,6 +61,8 @@ export interface Figures {
   storage: { source: FigureSource; hot: StorageFigure; archived: StorageFigure };
   /** Peak resident memory of the largest server worker, MB; null when no run recorded it. */
   memory: { source: FigureSource; workerPeakMb: number } | null;
+  /** Bytes of search vector on each body row (the search row measures them); null when no run did. */
+  searchVectors: { source: FigureSource; bytesPerMessage: number } | null;
 }
 
 export type FiguresResult = { ok: true; figures: Figures } | { ok: false; problem: string };
@@ -119,6 +121,11 @@ function workerPeakOf(measurements: unknown): number | null {
   return workers.length > 0 && workers.every(isCount) ? Math.max(...(workers as number[])) : null;
 }
 
+/** The search row's bytes of search vector per message, or null. */
+function vectorBytesOf(measurements: unknown): number | null {
+  return isObject(measurements) && isCount(measurements.vectorBytesPerMillion) ? measurements.vectorBytesPerMillion / 1e6 : null;
+}
+
 const sourceOf = ({ file, run }: NamedRun): FigureSource => ({
   file,
   commit: run.commit,
@@ -167,6 +174,7 @@ export function gatherFigures(runs: NamedRun[]): FiguresResult {
     };
   }
   const memory = firstWith(runs, 'server', workerPeakOf);
+  const vectors = firstWith(runs, 'search', vectorBytesOf);
   return {
     ok: true,
     figures: {
@@ -174,6 +182,7 @@ export function gatherFigures(runs: NamedRun[]): FiguresResult {
       sends: { source: sends.source, ...sends.value },
       storage: { source: storage.source, ...storage.value },
       memory: memory === null ? null : { source: memory.source, workerPeakMb: memory.value },
+      searchVectors: vectors === null ? null : { source: vectors.source, bytesPerMessage: vectors.value },
     },
   };
 }
@@ -189,6 +198,7 @@ export function referenceRuns(runs: NamedRun[], figures: Figures): NamedRun[] {
     ['sends', figures.sends.source],
     ['archive', figures.storage.source],
     ['server', figures.memory?.source],
+    ['search', figures.searchVectors?.source],
   ];
   const out: NamedRun[] = [];
   for (const named of runs) {

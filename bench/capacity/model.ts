@@ -32,7 +32,7 @@ export interface PlanRules {
   minReplicas: number;
   /** Server cores whatever the load (two processes, so one can fail). */
   minServerCores: number;
-  /** How many times smaller an archived body is than its warm row: the floor for segments, whose measured size comes from repeating texts. */
+  /** How many times smaller an archived body is than its warm row less its search vector: the floor for segments, whose measured size comes from repeating texts. */
   archiveCompression: number;
   /** Cores of the box the bench ran on (server, PostgreSQL and load generator together). */
   benchCores: number;
@@ -77,13 +77,25 @@ export function serverSecondsPerRequest(full: number, raw: number, cores: number
   return seconds > 0 ? seconds : null;
 }
 
-/** Bytes per message hot, warm and archived from the archive row's storage. */
-export function bytesPerMessage(hot: StorageFigure, archived: StorageFigure, compression: number): Pick<UnitCosts, 'hotBytes' | 'warmBytes' | 'archivedBytes' | 'measuredArchivedBytes'> {
+/**
+ * Bytes per message hot, warm and archived from the archive row's storage.
+ * Archived: the measured segment bytes, but never less than the warm body
+ * row without its search vector (`vectorBytes`, 0 when unknown) over
+ * `compression`, because the bench's seeded texts repeat and compress far
+ * better than chat.
+ */
+export function bytesPerMessage(
+  hot: StorageFigure,
+  archived: StorageFigure,
+  compression: number,
+  vectorBytes: number,
+): Pick<UnitCosts, 'hotBytes' | 'warmBytes' | 'archivedBytes' | 'measuredArchivedBytes'> {
   const measuredArchivedBytes = archived.segmentBytes / archived.archivedMessages;
+  const bodyRowBytes = Math.max(0, hot.bodyTableBytes / hot.messages - vectorBytes);
   return {
     hotBytes: hot.indexRowBytes / hot.messages,
     warmBytes: (hot.bodyTableBytes + hot.bodyIndexBytes) / hot.messages,
-    archivedBytes: Math.max(measuredArchivedBytes, hot.bodyTableBytes / hot.messages / compression),
+    archivedBytes: Math.max(measuredArchivedBytes, bodyRowBytes / compression),
     measuredArchivedBytes,
   };
 }
@@ -112,7 +124,7 @@ export function unitCosts(figures: Figures, rules: PlanRules): CostsResult {
       databasePerPage: page.statements * databasePerPageStatement,
       databasePerSend,
       oneConversationSendsPerSecond: figures.sends.hot.rawPerSecond,
-      ...bytesPerMessage(figures.storage.hot, figures.storage.archived, rules.archiveCompression),
+      ...bytesPerMessage(figures.storage.hot, figures.storage.archived, rules.archiveCompression, figures.searchVectors?.bytesPerMessage ?? 0),
     },
   };
 }

@@ -27,6 +27,7 @@ const storage = (messages: number, archivedMessages: number, segmentBytes: numbe
 });
 const archive = section({ hot: storage(1_000_000, 0, 0), archived: storage(1_000_000, 780_000, 3_432_000), deep: {} });
 const server = section({ peakRssMb: [170, 260, 280] });
+const search = section({ search: load(130), messages: 2_000_000, indexBytesPerMillion: 93_000_000, vectorBytesPerMillion: 631_000_000 });
 
 const run = (commit: string, date: string, sections: Record<string, SectionResult>): BenchRun => ({
   commit: commit.repeat(40).slice(0, 40),
@@ -35,7 +36,7 @@ const run = (commit: string, date: string, sections: Record<string, SectionResul
   settings: { seconds: 8, workers: 2, sections: Object.keys(sections) },
   sections,
 });
-const newest: NamedRun = { file: 'bench/results/2026-12-02-a.json', run: run('a', '2026-12-02T03:00:00.000Z', { pages, server }) };
+const newest: NamedRun = { file: 'bench/results/2026-12-02-a.json', run: run('a', '2026-12-02T03:00:00.000Z', { pages, search, server }) };
 const older: NamedRun = { file: 'bench/results/2026-12-01-b.json', run: run('b', '2026-12-01T19:00:00.000Z', { pages, sends, archive, server }) };
 const sourceOf = (named: NamedRun): FigureSource => ({ file: named.file, commit: named.run.commit, date: named.run.date, seconds: 8, workers: 2 });
 
@@ -61,6 +62,7 @@ describe('Capacity figures: which run each section comes from', () => {
         },
         // The workers' peak (the primary's, first, is left out).
         memory: { source: sourceOf(newest), workerPeakMb: 280 },
+        searchVectors: { source: sourceOf(newest), bytesPerMessage: 631 },
       },
     });
   });
@@ -95,9 +97,9 @@ describe('Capacity figures: which run each section comes from', () => {
     });
   });
 
-  it('has no memory figure when no run recorded the server', () => {
+  it('has no memory or search vector figure when no run recorded the server or search', () => {
     const noServer: NamedRun = { ...older, run: { ...older.run, sections: { pages, sends, archive } } };
-    expect(gatherFigures([noServer])).toMatchObject({ ok: true, figures: { memory: null } });
+    expect(gatherFigures([noServer])).toMatchObject({ ok: true, figures: { memory: null, searchVectors: null } });
   });
 });
 
@@ -107,7 +109,7 @@ describe('Capacity figures: the reference file', () => {
     if (!gathered.ok) throw new Error(gathered.problem);
     const bare = (s: SectionResult): SectionResult => ({ tables: [], notes: [], measurements: s.measurements });
     expect(referenceRuns([newest, older], gathered.figures)).toEqual([
-      { file: newest.file, run: { ...newest.run, sections: { pages: bare(pages), server: bare(server) } } },
+      { file: newest.file, run: { ...newest.run, sections: { pages: bare(pages), server: bare(server), search: bare(search) } } },
       { file: older.file, run: { ...older.run, sections: { sends: bare(sends), archive: bare(archive) } } },
     ]);
   });

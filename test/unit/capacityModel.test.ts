@@ -36,6 +36,7 @@ const figures: Figures = {
   sends: { source, spread: { fullPerSecond: 250, rawPerSecond: 1000 }, hot: { fullPerSecond: 300, rawPerSecond: 400 } },
   storage: { source, hot: hotStorage, archived: archivedStorage },
   memory: null,
+  searchVectors: { source, bytesPerMessage: 200 },
 };
 const rules: PlanRules = {
   utilisation: 0.25,
@@ -79,12 +80,19 @@ describe('Capacity: the server cost of a request', () => {
 describe('Capacity: bytes per message', () => {
   it('counts the index row hot, the body row and its indexes warm, and the segment bytes archived when above the compression floor', () => {
     const withBigSegments = { ...archivedStorage, segmentBytes: 100_000_000 };
-    expect(bytesPerMessage(hotStorage, withBigSegments, 4)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 200, measuredArchivedBytes: 200 });
+    expect(bytesPerMessage(hotStorage, withBigSegments, 4, 0)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 200, measuredArchivedBytes: 200 });
   });
 
   it('takes the warm body row over the compression as archived bytes when the measured segments are smaller', () => {
-    expect(bytesPerMessage(hotStorage, archivedStorage, 4)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 150, measuredArchivedBytes: 20 });
-    expect(bytesPerMessage(hotStorage, archivedStorage, 60)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
+    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 0)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 150, measuredArchivedBytes: 20 });
+    expect(bytesPerMessage(hotStorage, archivedStorage, 60, 0)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
+  });
+
+  it('leaves the search vector out of the body row it compresses, since archiving drops it', () => {
+    // (600 - 200) / 4.
+    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 200)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 100, measuredArchivedBytes: 20 });
+    // A vector measured larger than the row (another run's data) leaves the measured segments.
+    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 700)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
   });
 });
 
@@ -103,7 +111,8 @@ describe('Capacity: unit costs from the figures', () => {
         oneConversationSendsPerSecond: 400,
         hotBytes: 200,
         warmBytes: 800,
-        archivedBytes: 150,
+        // The body row less its 200 bytes of vector, over 4.
+        archivedBytes: 100,
         measuredArchivedBytes: 20,
       },
     });

@@ -13,6 +13,7 @@ const figures: Figures = {
   sends: { source, spread: { fullPerSecond: 400, rawPerSecond: 2000 }, hot: { fullPerSecond: 500, rawPerSecond: 700 } },
   storage: { source, hot: storage, archived: storage },
   memory: { source, workerPeakMb: 280 },
+  searchVectors: null,
 };
 const rules: PlanRules = {
   utilisation: 0.5,
@@ -98,9 +99,21 @@ describe('Capacity report: what it prints', () => {
     );
   });
 
+  it('says the archived floor keeps the search vector in when no run measured it, and leaves it out when one did', () => {
+    expect(report).toContain('and the warm body row (600 bytes, search vector included: no run measured it) / 4 (`--archive-compression`).');
+    const withVectors = { ...figures, searchVectors: { source, bytesPerMessage: 400 } };
+    const measured = unitCosts(withVectors, rules);
+    if (!measured.ok) throw new Error(measured.problem);
+    const text = capacityReport(load, rules, withVectors, measured.costs, planCapacity(load, rules, measured.costs));
+    expect(text).toContain('archived 50: the larger of the measured segment bytes (5.0,');
+    expect(text).toContain('and the warm body row (200 bytes less its 400 bytes of search vector, which are not archived) / 4 (`--archive-compression`).');
+    expect(text).toContain('- search vectors: bench/results/2026-12-01T19-10-01Z-c876dfa.json');
+  });
+
   it('names every source and passes notes on', () => {
     expect(report).toContain('- pages: bench/results/2026-12-01T19-10-01Z-c876dfa.json (run of 2026-12-01T19:10:01.000Z at c876dfa, 8 s per load run, 2 server processes)');
     expect(report).toContain('- memory: bench/results/2026-12-01T19-10-01Z-c876dfa.json');
+    expect(report).not.toContain('- search vectors:');
     expect(report.endsWith('- a note')).toBe(true);
   });
 });
