@@ -17,6 +17,8 @@ export interface NamedRun {
 export interface FigureSource {
   file: string;
   commit: string;
+  /** The run measured uncommitted changes to `commit`. */
+  dirty: boolean;
   date: string;
   /** Seconds per load run and server processes, as the run was set. */
   seconds: number;
@@ -129,6 +131,7 @@ function vectorBytesOf(measurements: unknown): number | null {
 const sourceOf = ({ file, run }: NamedRun): FigureSource => ({
   file,
   commit: run.commit,
+  dirty: run.dirty === true,
   date: run.date,
   seconds: run.settings?.seconds ?? Number.NaN,
   workers: run.settings?.workers ?? Number.NaN,
@@ -173,7 +176,9 @@ export function gatherFigures(runs: NamedRun[]): FiguresResult {
       problem: `No results file read (${runs.map((r) => r.file).join(', ') || 'none'}) has the sections ${missing.join(', ')} that the model needs.`,
     };
   }
-  const memory = firstWith(runs, 'server', workerPeakOf);
+  // A worker's peak memory depends on what the run did: the run of the page figures first.
+  const pagesRun = runs.find((r) => r.file === pages.source.file);
+  const memory = firstWith([...(pagesRun ? [pagesRun] : []), ...runs], 'server', workerPeakOf);
   const vectors = firstWith(runs, 'search', vectorBytesOf);
   return {
     ok: true,

@@ -39,7 +39,7 @@ const plain = (value: number): string => value.toLocaleString('en', { maximumFra
 const ms = (seconds: number): string => `${count(seconds * 1000, 3)} ms`;
 const perSecond = (seconds: number): string => count(1 / seconds);
 const describeSource = (s: FigureSource): string =>
-  `${s.file} (run of ${s.date} at ${s.commit.slice(0, 7)}, ${s.seconds} s per load run, ${s.workers} server processes)`;
+  `${s.file} (run of ${s.date} at ${s.commit.slice(0, 7)}${s.dirty ? ' with uncommitted changes' : ''}, ${s.seconds} s per load run, ${s.workers} server processes)`;
 
 /** The load in one sentence. */
 function loadLine(load: TargetLoad): string {

@@ -38,7 +38,7 @@ const run = (commit: string, date: string, sections: Record<string, SectionResul
 });
 const newest: NamedRun = { file: 'bench/results/2026-12-02-a.json', run: run('a', '2026-12-02T03:00:00.000Z', { pages, search, server }) };
 const older: NamedRun = { file: 'bench/results/2026-12-01-b.json', run: run('b', '2026-12-01T19:00:00.000Z', { pages, sends, archive, server }) };
-const sourceOf = (named: NamedRun): FigureSource => ({ file: named.file, commit: named.run.commit, date: named.run.date, seconds: 8, workers: 2 });
+const sourceOf = (named: NamedRun): FigureSource => ({ file: named.file, commit: named.run.commit, dirty: named.run.dirty, date: named.run.date, seconds: 8, workers: 2 });
 
 describe('Capacity figures: which run each section comes from', () => {
   it('takes each section from the first run that has it, newest first', () => {
@@ -94,6 +94,21 @@ describe('Capacity figures: which run each section comes from', () => {
       ok: false,
       problem:
         'No results file read (none) has the sections pages (`npm run bench -- --only pages`), sends (`--only sends`), archive (`--only archive`) that the model needs.',
+    });
+  });
+
+  it("takes the workers' memory from the run of the page figures, whatever ran since", () => {
+    const searchOnly: NamedRun = {
+      file: 'bench/results/2026-12-03-search.json',
+      run: { ...run('d', '2026-12-03T00:00:00.000Z', { search, server: section({ peakRssMb: [100, 150, 160] }) }), dirty: true },
+    };
+    expect(gatherFigures([searchOnly, newest, older])).toMatchObject({
+      ok: true,
+      figures: {
+        pages: { source: sourceOf(newest) },
+        memory: { source: sourceOf(newest), workerPeakMb: 280 },
+        searchVectors: { source: { ...sourceOf(searchOnly), dirty: true } },
+      },
     });
   });
 

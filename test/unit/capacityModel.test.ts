@@ -13,7 +13,7 @@ import {
 } from '../../bench/capacity/model.ts';
 
 // Figures chosen so every result can be checked by hand.
-const source: FigureSource = { file: 'bench/results/run.json', commit: 'abc1234', date: '2026-12-01T00:00:00.000Z', seconds: 15, workers: 2 };
+const source: FigureSource = { file: 'bench/results/run.json', commit: 'abc1234', dirty: false, date: '2026-12-01T00:00:00.000Z', seconds: 15, workers: 2 };
 const hotStorage: StorageFigure = {
   messages: 1_000_000,
   indexRowBytes: 200_000_000,

@@ -3,7 +3,7 @@ import type { Figures, FigureSource, StorageFigure } from '../../bench/capacity/
 import { planCapacity, type PlanRules, type TargetLoad, unitCosts } from '../../bench/capacity/model.ts';
 import { bytes, capacityReport, count } from '../../bench/capacity/report.ts';
 
-const source: FigureSource = { file: 'bench/results/2026-12-01T19-10-01Z-c876dfa.json', commit: 'c876dfa0000', date: '2026-12-01T19:10:01.000Z', seconds: 8, workers: 2 };
+const source: FigureSource = { file: 'bench/results/2026-12-01T19-10-01Z-c876dfa.json', commit: 'c876dfa0000', dirty: false, date: '2026-12-01T19:10:01.000Z', seconds: 8, workers: 2 };
 const storage: StorageFigure = { messages: 1_000_000, indexRowBytes: 250_000_000, bodyTableBytes: 600_000_000, bodyIndexBytes: 400_000_000, archivedMessages: 1_000_000, segmentBytes: 5_000_000 };
 const figures: Figures = {
   pages: {
