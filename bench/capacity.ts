@@ -11,7 +11,7 @@
  *   npm run capacity -- --save-reference     copy the figures used into the reference file
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { gatherFigures, type NamedRun, referenceRuns } from './capacity/figures.ts';
 import { planCapacity, unitCosts } from './capacity/model.ts';
 import { parseCapacityArgs } from './capacity/options.ts';
@@ -21,10 +21,15 @@ import { readRun } from './results.ts';
 const RESULTS_DIR = 'bench/results';
 const REFERENCE = 'bench/capacityReference.json';
 
+/** A run in the reference file: what it holds, and where its figures come from. */
+interface ReferenceRun extends NamedRun {
+  about?: string;
+}
+
 /** The committed reference file: runs (only the sections the model reads) copied from real results files. */
 interface Reference {
   about: string;
-  runs: NamedRun[];
+  runs: ReferenceRun[];
 }
 
 function fail(problem: string): never {
@@ -61,7 +66,7 @@ for (const file of resultFiles()) {
   }
 }
 /** The committed reference's runs; none when the file is missing (a checkout that never saved one). */
-function referenceRunsOnDisk(): NamedRun[] {
+function referenceRunsOnDisk(): ReferenceRun[] {
   let text: string;
   try {
     text = readFileSync(REFERENCE, 'utf8');
@@ -72,7 +77,7 @@ function referenceRunsOnDisk(): NamedRun[] {
 }
 
 // Reference runs keep the name of the file they were copied from; the output says where they are now.
-const fromReference = referenceRunsOnDisk().map(({ file, run }) => ({ file: `${REFERENCE} (copied from ${file})`, run, original: file }));
+const fromReference = referenceRunsOnDisk().map((entry) => ({ file: `${REFERENCE}: ${entry.file}`, run: entry.run, entry }));
 const gathered = gatherFigures([...measured, ...fromReference]);
 if (!gathered.ok) fail(gathered.problem);
 const { figures } = gathered;
@@ -91,12 +96,14 @@ const plan = planCapacity(load, rules, costs.costs);
 process.stdout.write(`${capacityReport(load, rules, figures, costs.costs, plan, notes)}\n`);
 
 if (saveReference) {
-  const runs = referenceRuns([...measured, ...fromReference], figures).map(({ file, run }) => ({
-    file: fromReference.find((r) => r.file === file)?.original ?? file,
-    run,
-  }));
+  const runs = referenceRuns([...measured, ...fromReference], figures).map(({ file, run }): ReferenceRun => {
+    const kept = fromReference.find((r) => r.file === file)?.entry;
+    return kept === undefined
+      ? { file: join(RESULTS_DIR, basename(file)), about: `Copied from this results file by \`npm run capacity -- --save-reference\`.`, run }
+      : { ...kept, run };
+  });
   const about =
-    'The figures `npm run capacity` uses when bench/results/ has none: the sections it reads, copied by `npm run capacity -- --save-reference` from the real results files named (their commit, date and settings are the run\'s own).';
+    "The figures `npm run capacity` uses for what no file in bench/results/ has: the sections it reads, as `npm run capacity -- --save-reference` copied them from the results named (each run's commit, date and settings are its own; `about` says where each came from).";
   writeFileSync(REFERENCE, `${JSON.stringify({ about, runs } satisfies Reference, null, 2)}\n`);
   process.stderr.write(`capacity: wrote the figures used into ${REFERENCE}\n`);
 }

@@ -43,7 +43,7 @@ export interface SendFigure {
   rawPerSecond: number;
 }
 
-/** The database's bytes at one moment of the archive row. */
+/** The database's bytes with every body warm (the archive row's first measurement). */
 export interface StorageFigure {
   messages: number;
   /** `messages` (the index rows): table and its indexes. */
@@ -51,6 +51,10 @@ export interface StorageFigure {
   /** `message_bodies` (texts and search vectors): table with TOAST, and its indexes (GIN included). */
   bodyTableBytes: number;
   bodyIndexBytes: number;
+}
+
+/** What the archive row's archiver wrote: messages archived and their segments' bytes. */
+export interface ArchivedFigure {
   archivedMessages: number;
   segmentBytes: number;
 }
@@ -60,7 +64,7 @@ export interface Figures {
   pages: { source: FigureSource; scenarios: PageFigure[] };
   /** `spread`: 1,000 conversations (the rate per core); `hot`: one conversation (the ceiling of one conversation). */
   sends: { source: FigureSource; spread: SendFigure; hot: SendFigure };
-  storage: { source: FigureSource; hot: StorageFigure; archived: StorageFigure };
+  storage: { source: FigureSource; hot: StorageFigure; archived: ArchivedFigure };
   /** Peak resident memory of the largest server worker, MB; null when no run recorded it. */
   memory: { source: FigureSource; workerPeakMb: number } | null;
   /** Bytes of search vector on each body row (the search row measures them); null when no run did. */
@@ -98,22 +102,26 @@ function sendOf(measurements: unknown, scenario: 'send-spread' | 'send-hot'): Se
   return full === null || raw === null ? null : { fullPerSecond: full, rawPerSecond: raw };
 }
 
-/** One `Storage` of the archive row's measurements, or null. */
+/** The archive row's `Storage` before archiving, or null. */
 function storageOf(storage: unknown): StorageFigure | null {
   if (!isObject(storage) || !isObject(storage.index) || !isObject(storage.bodies)) return null;
-  const { messages, archivedMessages, segmentBytes } = storage;
+  const { messages } = storage;
   const { table: indexTable, indexes: indexIndexes } = storage.index;
   const { table: bodyTable, indexes: bodyIndexes } = storage.bodies;
-  const counts = [messages, archivedMessages, segmentBytes, indexTable, indexIndexes, bodyTable, bodyIndexes];
-  if (!counts.every(isCount)) return null;
+  if (![indexTable, indexIndexes, bodyTable, bodyIndexes].every(isCount) || !isCount(messages) || messages === 0) return null;
   return {
-    messages: messages as number,
+    messages,
     indexRowBytes: (indexTable as number) + (indexIndexes as number),
     bodyTableBytes: bodyTable as number,
     bodyIndexBytes: bodyIndexes as number,
-    archivedMessages: archivedMessages as number,
-    segmentBytes: segmentBytes as number,
   };
+}
+
+/** The archive row's `Storage` after archiving: what it archived, or null when it archived nothing. */
+function archivedOf(storage: unknown): ArchivedFigure | null {
+  if (!isObject(storage)) return null;
+  const { archivedMessages, segmentBytes } = storage;
+  return isCount(archivedMessages) && archivedMessages > 0 && isCount(segmentBytes) ? { archivedMessages, segmentBytes } : null;
 }
 
 /** The largest peak RSS of a worker (the primary process, first, only forks them), or null. */
@@ -162,8 +170,8 @@ export function gatherFigures(runs: NamedRun[]): FiguresResult {
   const storage = firstWith(runs, 'archive', (m) => {
     if (!isObject(m)) return null;
     const hot = storageOf(m.hot);
-    const archived = storageOf(m.archived);
-    return hot === null || archived === null || hot.messages === 0 || archived.archivedMessages === 0 ? null : { hot, archived };
+    const archived = archivedOf(m.archived);
+    return hot === null || archived === null ? null : { hot, archived };
   });
   const missing = [
     ...(pages === null ? ['pages (`npm run bench -- --only pages`)'] : []),

@@ -4,7 +4,7 @@
  * Pure arithmetic, every rule written beside the line that applies it;
  * bench/capacity/report.ts prints it with its assumptions.
  */
-import type { Figures, PageFigure, PageScenarioName, SendFigure, StorageFigure } from './figures.ts';
+import type { ArchivedFigure, Figures, PageFigure, PageScenarioName, SendFigure, StorageFigure } from './figures.ts';
 
 /** The load to plan for. */
 export interface TargetLoad {
@@ -86,7 +86,7 @@ export function serverSecondsPerRequest(full: number, raw: number, cores: number
  */
 export function bytesPerMessage(
   hot: StorageFigure,
-  archived: StorageFigure,
+  archived: ArchivedFigure,
   compression: number,
   vectorBytes: number,
 ): Pick<UnitCosts, 'hotBytes' | 'warmBytes' | 'archivedBytes' | 'measuredArchivedBytes'> {

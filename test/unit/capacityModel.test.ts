@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Figures, FigureSource, StorageFigure } from '../../bench/capacity/figures.ts';
+import type { ArchivedFigure, Figures, FigureSource, StorageFigure } from '../../bench/capacity/figures.ts';
 import {
   bytesPerMessage,
   planCapacity,
@@ -19,10 +19,8 @@ const hotStorage: StorageFigure = {
   indexRowBytes: 200_000_000,
   bodyTableBytes: 600_000_000,
   bodyIndexBytes: 200_000_000,
-  archivedMessages: 0,
-  segmentBytes: 0,
 };
-const archivedStorage: StorageFigure = { ...hotStorage, bodyTableBytes: 100_000_000, archivedMessages: 500_000, segmentBytes: 10_000_000 };
+const archivedStorage: ArchivedFigure = { archivedMessages: 500_000, segmentBytes: 10_000_000 };
 const figures: Figures = {
   pages: {
     source,
