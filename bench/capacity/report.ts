@@ -36,6 +36,8 @@ export function bytes(value: number): string {
 
 /** A figure the user gave: whole numbers bare, others with up to two decimals. */
 const plain = (value: number): string => value.toLocaleString('en', { maximumFractionDigits: 2 });
+/** Cores busy: two decimals under one, so a small load does not read as none. */
+const cores = (value: number): string => count(value, value < 1 ? 2 : 1);
 const ms = (seconds: number): string => `${count(seconds * 1000, 3)} ms`;
 const perSecond = (seconds: number): string => count(1 / seconds);
 const describeSource = (s: FigureSource): string =>
@@ -56,7 +58,10 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
   const pct = `${count(rules.utilisation * 100)}%`;
   const instance = rules.databaseCores * rules.utilisation;
   const last = plan.storage.at(-1)!;
-  const memory = figures.memory === null ? 'not recorded' : `${count(plan.serverCores)} × ${count(figures.memory.workerPeakMb)} MB`;
+  const memory =
+    figures.memory === null
+      ? 'not recorded'
+      : `${count(plan.serverCores)} × ${count(figures.memory.workerPeakMb)} MB = ${bytes(plan.serverCores * figures.memory.workerPeakMb * 2 ** 20)}`;
   const shard =
     plan.shardReasons.length === 0
       ? 'one primary holds it'
@@ -73,9 +78,9 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
     ],
   );
   const because = [
-    `Server cores: ${count(rates.peakPages)} pages/s × ${ms(costs.serverPerPage)} + ${count(rates.peakSends)} sends/s × ${ms(costs.serverPerSend)} = ${count(plan.serverBusyCores, 1)} cores busy at peak, planned at ${pct} (at least ${rules.minServerCores}); memory: one process per core, each at the largest worker peak RSS the bench saw.`,
-    `Primaries: writes keep ${count(plan.databaseWriteCores, 1)} cores busy at peak (${count(instance, 1)} per primary at ${pct}); PostgreSQL holds ${bytes(last.hot + last.warm)} at year ${plain(load.years)} (${bytes(rules.maxBytesPerPrimary)} per primary at most): ${shard}.`,
-    `Replicas: page reads keep ${count(plan.databaseReadCores, 1)} cores busy at peak (${count(instance, 1)} per replica at ${pct}); at least ${rules.minReplicas} per primary. Each primary and each of its replicas holds ${bytes(plan.bytesPerPrimary)}.`,
+    `Server cores: ${count(rates.peakPages)} pages/s × ${ms(costs.serverPerPage)} + ${count(rates.peakSends)} sends/s × ${ms(costs.serverPerSend)} = ${cores(plan.serverBusyCores)} cores busy at peak, planned at ${pct} (at least ${rules.minServerCores}); memory: one process per core, each at the largest worker peak RSS the bench saw.`,
+    `Primaries: writes keep ${cores(plan.databaseWriteCores)} cores busy at peak (${count(instance, 1)} per primary at ${pct}); PostgreSQL holds ${bytes(last.hot + last.warm)} at year ${plain(load.years)} (${bytes(rules.maxBytesPerPrimary)} per primary at most): ${shard}.`,
+    `Replicas: page reads keep ${cores(plan.databaseReadCores)} cores busy at peak (${count(instance, 1)} per replica at ${pct}); at least ${rules.minReplicas} per primary. Each primary and each of its replicas holds ${bytes(plan.bytesPerPrimary)}.`,
   ];
 
   const storage = markdownTable(
@@ -96,10 +101,11 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
   const storageFigures = figures.storage;
   const vectorBytes = figures.searchVectors?.bytesPerMessage ?? 0;
   const bodyRow = Math.max(0, storageFigures.hot.bodyTableBytes / storageFigures.hot.messages - vectorBytes);
-  const vectors =
+  const bodyTable = storageFigures.hot.bodyTableBytes / storageFigures.hot.messages;
+  const bodyRowText =
     figures.searchVectors === null
-      ? ', search vector included: no run measured it'
-      : ` less its ${count(vectorBytes)} bytes of search vector, which are not archived`;
+      ? `${count(bodyRow)} bytes, search vector included: no run measured it`
+      : `${count(bodyTable)} bytes less its ${count(vectorBytes)} of search vector, which is not archived: ${count(bodyRow)}`;
   const assumptions = [
     `A page read is the bench's ${SCENARIO_LABELS[rules.pageScenario]} (\`--page-scenario\`): ${count(page.fullPerSecond)} req/s through GraphQL, ${count(page.rawPerSecond)} as raw SQL, ${count(page.statements)} SQL statement(s) each.`,
     `Server cost per request: the bench box's ${rules.benchCores} cores (\`--bench-cores\`) ran the server, PostgreSQL and the load generator at once. With every core busy, the full run spent ${rules.benchCores} / full rate core-seconds per request on all three, the raw run ${rules.benchCores} / raw rate on PostgreSQL and its own load generator; the difference is the server's, taking both load generators to cost the same per request. Page: ${rules.benchCores} / ${count(page.fullPerSecond)} − ${rules.benchCores} / ${count(page.rawPerSecond)} = ${ms(costs.serverPerPage)}, ${perSecond(costs.serverPerPage)} pages/s per server core (by scenario: ${perScenario}). Send (1,000 conversations, ${count(spread.fullPerSecond)} msg/s, raw ${count(spread.rawPerSecond)}): ${ms(costs.serverPerSend)}, ${perSecond(costs.serverPerSend)} sends/s per core.`,
@@ -107,7 +113,7 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
     `Writes go to the primaries and page reads to replicas; replicas also replay every write, which is not counted (PostgreSQL 15 replays with one process per replica, a limit on writes per primary not measured here).`,
     `Shard (more primaries, hashed on conv_id, conversations spread evenly) when peak writes need more than one primary's cores at ${pct}, or PostgreSQL bytes pass ${bytes(rules.maxBytesPerPrimary)} per primary (\`--max-db-tb\`: what one primary can back up, restore and copy to a new replica in hours). One conversation takes at most ${count(costs.oneConversationSendsPerSecond)} sends/s (the raw send into one conversation: its counter's row lock) whatever the number of primaries.`,
     `Peak: ${plain(load.peakFactor)} × the day's mean for page reads and sends at once (\`--peak-factor\`); cores planned busy at most ${pct} at peak (\`--utilisation\`).`,
-    `Bytes per message, from the archive row (${count(storageFigures.hot.messages)} messages): hot ${count(costs.hotBytes)} (the \`messages\` index row and its indexes, in PostgreSQL for as long as the message is kept), warm ${count(costs.warmBytes)} (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN), archived ${count(costs.archivedBytes)}: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the warm body row (${count(bodyRow)} bytes${vectors}) / ${plain(rules.archiveCompression)} (\`--archive-compression\`).`,
+    `Bytes per message, from the archive row (${count(storageFigures.hot.messages)} messages): hot ${count(costs.hotBytes)} (the \`messages\` index row and its indexes, in PostgreSQL for as long as the message is kept), warm ${count(costs.warmBytes)} (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN), archived ${count(costs.archivedBytes)}: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the warm body row (${bodyRowText}) / ${plain(rules.archiveCompression)} (\`--archive-compression\`).`,
     `Not counted: the other tables (members, conversations, the change feed, reactions, receipts, hides), WAL, bloat and free space, backups and replicas' copies of the archive (segments are stored once, in a bucket or folder); each conversation's newest ${count(200)} messages stay warm whatever their age (ARCHIVE_KEEP_NEWEST), so quiet conversations keep more warm than this says; and any load but page reads and sends (inbox, search, live events, read marks).`,
     `The figures are as good as the runs: a run on a box shared with other work, or with short load runs, understates what a core does (each source below says its settings).`,
   ];

@@ -70,21 +70,21 @@ describe('Capacity report: what it prints', () => {
     // Server: 300 × 2 ms + 300 × 4 ms = 1.8 cores busy, at 50%: 4. PostgreSQL: 300 × (1 + 2) ms = 0.9 cores of writes, 300 × 2 ms = 0.6 of reads.
     expect(report).toContain(
       [
-        '|                                 |            needed |',
-        '|---------------------------------|-----------------:-|',
-        '| server cores                    |                 4 |',
-        '| server memory                   |        4 × 280 MB |',
-        '| PostgreSQL primaries (16 cores) |                 1 |',
-        '| PostgreSQL replicas (16 cores)  | 1 (1 per primary) |',
-        '| PostgreSQL bytes per instance   |           4.73 TB |',
+        '|                                 |               needed |',
+        '|---------------------------------|--------------------:-|',
+        '| server cores                    |                    4 |',
+        '| server memory                   | 4 × 280 MB = 1.17 GB |',
+        '| PostgreSQL primaries (16 cores) |                    1 |',
+        '| PostgreSQL replicas (16 cores)  |    1 (1 per primary) |',
+        '| PostgreSQL bytes per instance   |              4.73 TB |',
       ].join('\n'),
     );
     expect(report).toContain('- Server cores: 300 pages/s × 2.000 ms + 300 sends/s × 4.000 ms = 1.8 cores busy at peak, planned at 50% (at least 2);');
     // 6.3072 billion messages × 250 bytes hot + 3.1536 billion × 1,000 warm.
     expect(report).toContain(
-      '- Primaries: writes keep 0.9 cores busy at peak (8.0 per primary at 50%); PostgreSQL holds 4.73 TB at year 2 (10.0 TB per primary at most): one primary holds it.',
+      '- Primaries: writes keep 0.90 cores busy at peak (8.0 per primary at 50%); PostgreSQL holds 4.73 TB at year 2 (10.0 TB per primary at most): one primary holds it.',
     );
-    expect(report).toContain('- Replicas: page reads keep 0.6 cores busy at peak (8.0 per replica at 50%); at least 1 per primary.');
+    expect(report).toContain('- Replicas: page reads keep 0.60 cores busy at peak (8.0 per replica at 50%); at least 1 per primary.');
   });
 
   it('prints storage year by year, with what each year added', () => {
@@ -106,7 +106,7 @@ describe('Capacity report: what it prints', () => {
     if (!measured.ok) throw new Error(measured.problem);
     const text = capacityReport(load, rules, withVectors, measured.costs, planCapacity(load, rules, measured.costs));
     expect(text).toContain('archived 50: the larger of the measured segment bytes (5.0,');
-    expect(text).toContain('and the warm body row (200 bytes less its 400 bytes of search vector, which are not archived) / 4 (`--archive-compression`).');
+    expect(text).toContain('and the warm body row (600 bytes less its 400 of search vector, which is not archived: 200) / 4 (`--archive-compression`).');
     expect(text).toContain('- search vectors: bench/results/2026-12-01T19-10-01Z-c876dfa.json');
   });
 
