@@ -75,6 +75,8 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
       [`PostgreSQL primaries (${rules.databaseCores} cores)`, count(plan.primaries)],
       [`PostgreSQL replicas (${rules.databaseCores} cores)`, `${count(plan.replicas)} (${count(plan.replicasPerPrimary)} per primary)`],
       ['PostgreSQL bytes per instance', bytes(plan.bytesPerPrimary)],
+      ['PostgreSQL bytes, every instance', bytes(plan.bytesPerPrimary * (plan.primaries + plan.replicas))],
+      ['archive segments (bucket or folder)', bytes(last.archived)],
     ],
   );
   const because = [

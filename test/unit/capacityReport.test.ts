@@ -70,13 +70,15 @@ describe('Capacity report: what it prints', () => {
     // Server: 300 × 2 ms + 300 × 4 ms = 1.8 cores busy, at 50%: 4. PostgreSQL: 300 × (1 + 2) ms = 0.9 cores of writes, 300 × 2 ms = 0.6 of reads.
     expect(report).toContain(
       [
-        '|                                 |               needed |',
-        '|---------------------------------|--------------------:-|',
-        '| server cores                    |                    4 |',
-        '| server memory                   | 4 × 280 MB = 1.17 GB |',
-        '| PostgreSQL primaries (16 cores) |                    1 |',
-        '| PostgreSQL replicas (16 cores)  |    1 (1 per primary) |',
-        '| PostgreSQL bytes per instance   |              4.73 TB |',
+        '|                                     |               needed |',
+        '|-------------------------------------|--------------------:-|',
+        '| server cores                        |                    4 |',
+        '| server memory                       | 4 × 280 MB = 1.17 GB |',
+        '| PostgreSQL primaries (16 cores)     |                    1 |',
+        '| PostgreSQL replicas (16 cores)      |    1 (1 per primary) |',
+        '| PostgreSQL bytes per instance       |              4.73 TB |',
+        '| PostgreSQL bytes, every instance    |              9.46 TB |',
+        '| archive segments (bucket or folder) |               473 GB |',
       ].join('\n'),
     );
     expect(report).toContain('- Server cores: 300 pages/s × 2.000 ms + 300 sends/s × 4.000 ms = 1.8 cores busy at peak, planned at 50% (at least 2);');
