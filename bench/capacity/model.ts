@@ -53,9 +53,9 @@ export interface UnitCosts {
   databasePerSend: number;
   /** Sends one conversation takes at most, whatever the number of shards (its counter's row lock). */
   oneConversationSendsPerSecond: number;
-  /** Bytes per message: its index row in PostgreSQL (always), its warm body (until archived), its archived body. */
-  hotBytes: number;
-  warmBytes: number;
+  /** Bytes per message: its index row in PostgreSQL (for as long as it is kept), its body in PostgreSQL (until archived), its archived body. */
+  indexRowBytes: number;
+  bodyBytes: number;
   archivedBytes: number;
   /** The archived bytes per message as measured, before the compression floor. */
   measuredArchivedBytes: number;
@@ -78,8 +78,9 @@ export function serverSecondsPerRequest(full: number, raw: number, cores: number
 }
 
 /**
- * Bytes per message hot, warm and archived from the archive row's storage.
- * Archived: the measured segment bytes, but never less than the warm body
+ * Bytes per message from the archive row's storage: the index row (table
+ * and indexes), the body in PostgreSQL (text, search vector, TOAST,
+ * indexes) and the archived body. Archived: the measured segment bytes, but never less than the warm body
  * row without its search vector (`vectorBytes`, 0 when unknown) over
  * `compression`, because the bench's seeded texts repeat and compress far
  * better than chat.
@@ -89,12 +90,12 @@ export function bytesPerMessage(
   archived: ArchivedFigure,
   compression: number,
   vectorBytes: number,
-): Pick<UnitCosts, 'hotBytes' | 'warmBytes' | 'archivedBytes' | 'measuredArchivedBytes'> {
+): Pick<UnitCosts, 'indexRowBytes' | 'bodyBytes' | 'archivedBytes' | 'measuredArchivedBytes'> {
   const measuredArchivedBytes = archived.segmentBytes / archived.archivedMessages;
   const bodyRowBytes = Math.max(0, hot.bodyTableBytes / hot.messages - vectorBytes);
   return {
-    hotBytes: hot.indexRowBytes / hot.messages,
-    warmBytes: (hot.bodyTableBytes + hot.bodyIndexBytes) / hot.messages,
+    indexRowBytes: hot.indexRowBytes / hot.messages,
+    bodyBytes: (hot.bodyTableBytes + hot.bodyIndexBytes) / hot.messages,
     archivedBytes: Math.max(measuredArchivedBytes, bodyRowBytes / compression),
     measuredArchivedBytes,
   };
@@ -141,11 +142,11 @@ export interface Rates {
 export interface YearStorage {
   year: number;
   messages: number;
-  /** Index rows of every message kept (PostgreSQL). */
+  /** Messages younger than the archive age, whole in PostgreSQL: index rows and bodies. */
   hot: number;
-  /** Bodies younger than the archive age (PostgreSQL). */
+  /** Older messages' index rows, which stay in PostgreSQL. */
   warm: number;
-  /** Bodies older than it (segments in a folder or bucket). */
+  /** Older messages' bodies, in segments in a folder or bucket. */
   archived: number;
 }
 
@@ -183,23 +184,24 @@ export function ratesOf(load: TargetLoad): Rates {
 }
 
 /**
- * Storage at the end of each year up to `load.years`: every message kept
- * has its index row hot; the last `archiveAfterDays` days' bodies are
- * warm, older ones archived.
+ * Storage at the end of each year up to `load.years`: messages younger
+ * than `archiveAfterDays` are hot (index row and body in PostgreSQL);
+ * older ones keep their index row in PostgreSQL (warm) and have their body
+ * archived.
  */
-export function storageByYear(load: TargetLoad, costs: Pick<UnitCosts, 'hotBytes' | 'warmBytes' | 'archivedBytes'>): YearStorage[] {
+export function storageByYear(load: TargetLoad, costs: Pick<UnitCosts, 'indexRowBytes' | 'bodyBytes' | 'archivedBytes'>): YearStorage[] {
   const perDay = load.users * load.messagesPerUser;
   const years: YearStorage[] = [];
   for (let year = 1; year <= Math.ceil(load.years); year++) {
     const days = Math.min(year, load.years) * DAYS_PER_YEAR;
-    const warmMessages = Math.min(days, load.archiveAfterDays) * perDay;
-    const archivedMessages = days * perDay - warmMessages;
+    const young = Math.min(days, load.archiveAfterDays) * perDay;
+    const old = days * perDay - young;
     years.push({
       year,
       messages: days * perDay,
-      hot: days * perDay * costs.hotBytes,
-      warm: warmMessages * costs.warmBytes,
-      archived: archivedMessages * costs.archivedBytes,
+      hot: young * (costs.indexRowBytes + costs.bodyBytes),
+      warm: old * costs.indexRowBytes,
+      archived: old * costs.archivedBytes,
     });
   }
   return years;

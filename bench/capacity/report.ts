@@ -85,11 +85,20 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
     `Replicas: page reads keep ${cores(plan.databaseReadCores)} cores busy at peak (${count(instance, 1)} per replica at ${pct}); at least ${rules.minReplicas} per primary. Each primary and each of its replicas holds ${bytes(plan.bytesPerPrimary)}.`,
   ];
 
+  const age = `${plain(load.archiveAfterDays)} days`;
   const storage = markdownTable(
-    ['end of year', 'messages', 'hot: index rows (PostgreSQL)', 'warm: bodies (PostgreSQL)', 'archived: segments', 'added this year'],
+    [
+      'end of year',
+      'messages',
+      `hot: under ${age}, whole in PostgreSQL`,
+      `warm: older, index rows in PostgreSQL`,
+      'archived: older, bodies in segments',
+      'PostgreSQL',
+      'added this year',
+    ],
     plan.storage.map((y, i) => {
       const before = i === 0 ? 0 : plan.storage[i - 1]!.hot + plan.storage[i - 1]!.warm + plan.storage[i - 1]!.archived;
-      return [String(y.year), count(y.messages), bytes(y.hot), bytes(y.warm), bytes(y.archived), bytes(y.hot + y.warm + y.archived - before)];
+      return [String(y.year), count(y.messages), bytes(y.hot), bytes(y.warm), bytes(y.archived), bytes(y.hot + y.warm), bytes(y.hot + y.warm + y.archived - before)];
     }),
   );
 
@@ -115,7 +124,7 @@ export function capacityReport(load: TargetLoad, rules: PlanRules, figures: Figu
     `Writes go to the primaries and page reads to replicas; replicas also replay every write, which is not counted (PostgreSQL 15 replays with one process per replica, a limit on writes per primary not measured here).`,
     `Shard (more primaries, hashed on conv_id, conversations spread evenly) when peak writes need more than one primary's cores at ${pct}, or PostgreSQL bytes pass ${bytes(rules.maxBytesPerPrimary)} per primary (\`--max-db-tb\`: what one primary can back up, restore and copy to a new replica in hours). One conversation takes at most ${count(costs.oneConversationSendsPerSecond)} sends/s (the raw send into one conversation: its counter's row lock) whatever the number of primaries.`,
     `Peak: ${plain(load.peakFactor)} × the day's mean for page reads and sends at once (\`--peak-factor\`); cores planned busy at most ${pct} at peak (\`--utilisation\`).`,
-    `Bytes per message, from the archive row (${count(storageFigures.hot.messages)} messages): hot ${count(costs.hotBytes)} (the \`messages\` index row and its indexes, in PostgreSQL for as long as the message is kept), warm ${count(costs.warmBytes)} (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN), archived ${count(costs.archivedBytes)}: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the warm body row (${bodyRowText}) / ${plain(rules.archiveCompression)} (\`--archive-compression\`).`,
+    `Bytes per message, from the archive row's data set (${count(storageFigures.hot.messages)} messages): hot ${count(costs.indexRowBytes + costs.bodyBytes)}, the index row (\`messages\` and its indexes: ${count(costs.indexRowBytes)}, in PostgreSQL for as long as the message is kept) and the body (\`message_bodies\`: text, search vector, TOAST and indexes with the GIN: ${count(costs.bodyBytes)}); warm ${count(costs.indexRowBytes)}, the index row alone; archived ${count(costs.archivedBytes)} in segments: the larger of the measured segment bytes (${count(costs.measuredArchivedBytes, 1)}, from the bench's repeating seeded texts, which compress far better than chat) and the body row (${bodyRowText}) / ${plain(rules.archiveCompression)} (\`--archive-compression\`).`,
     `Not counted: the other tables (members, conversations, the change feed, reactions, receipts, hides), WAL, bloat and free space, backups and replicas' copies of the archive (segments are stored once, in a bucket or folder); each conversation's newest ${count(200)} messages stay warm whatever their age (ARCHIVE_KEEP_NEWEST), so quiet conversations keep more warm than this says; and any load but page reads and sends (inbox, search, live events, read marks).`,
     `The figures are as good as the runs: a run on a box shared with other work, or with short load runs, understates what a core does (each source below says its settings).`,
   ];

@@ -56,8 +56,8 @@ const costs: UnitCosts = {
   databasePerPage: 0.004,
   databasePerSend: 0.004,
   oneConversationSendsPerSecond: 400,
-  hotBytes: 100,
-  warmBytes: 1000,
+  indexRowBytes: 100,
+  bodyBytes: 1000,
   archivedBytes: 50,
   measuredArchivedBytes: 20,
 };
@@ -78,19 +78,19 @@ describe('Capacity: the server cost of a request', () => {
 describe('Capacity: bytes per message', () => {
   it('counts the index row hot, the body row and its indexes warm, and the segment bytes archived when above the compression floor', () => {
     const withBigSegments = { ...archivedStorage, segmentBytes: 100_000_000 };
-    expect(bytesPerMessage(hotStorage, withBigSegments, 4, 0)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 200, measuredArchivedBytes: 200 });
+    expect(bytesPerMessage(hotStorage, withBigSegments, 4, 0)).toEqual({ indexRowBytes: 200, bodyBytes: 800, archivedBytes: 200, measuredArchivedBytes: 200 });
   });
 
   it('takes the warm body row over the compression as archived bytes when the measured segments are smaller', () => {
-    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 0)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 150, measuredArchivedBytes: 20 });
-    expect(bytesPerMessage(hotStorage, archivedStorage, 60, 0)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
+    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 0)).toEqual({ indexRowBytes: 200, bodyBytes: 800, archivedBytes: 150, measuredArchivedBytes: 20 });
+    expect(bytesPerMessage(hotStorage, archivedStorage, 60, 0)).toEqual({ indexRowBytes: 200, bodyBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
   });
 
   it('leaves the search vector out of the body row it compresses, since archiving drops it', () => {
     // (600 - 200) / 4.
-    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 200)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 100, measuredArchivedBytes: 20 });
+    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 200)).toEqual({ indexRowBytes: 200, bodyBytes: 800, archivedBytes: 100, measuredArchivedBytes: 20 });
     // A vector measured larger than the row (another run's data) leaves the measured segments.
-    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 700)).toEqual({ hotBytes: 200, warmBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
+    expect(bytesPerMessage(hotStorage, archivedStorage, 4, 700)).toEqual({ indexRowBytes: 200, bodyBytes: 800, archivedBytes: 20, measuredArchivedBytes: 20 });
   });
 });
 
@@ -107,8 +107,8 @@ describe('Capacity: unit costs from the figures', () => {
         // The raw send's 2 / 1000, and one page statement for the rate limiter's counter.
         databasePerSend: 0.004,
         oneConversationSendsPerSecond: 400,
-        hotBytes: 200,
-        warmBytes: 800,
+        indexRowBytes: 200,
+        bodyBytes: 800,
         // The body row less its 200 bytes of vector, over 4.
         archivedBytes: 100,
         measuredArchivedBytes: 20,
@@ -136,33 +136,34 @@ describe('Capacity: rates', () => {
 });
 
 describe('Capacity: storage by year', () => {
-  const perMessage = { hotBytes: 10, warmBytes: 100, archivedBytes: 5 };
+  const perMessage = { indexRowBytes: 10, bodyBytes: 100, archivedBytes: 5 };
   const hundredADay: TargetLoad = { ...load, users: 100, messagesPerUser: 1, years: 2, archiveAfterDays: 90 };
 
-  it('keeps every index row hot, the archive age of bodies warm and the rest archived', () => {
+  it('keeps the archive age whole in PostgreSQL (hot), and of older messages the index row (warm) with the body archived', () => {
+    // 9,000 messages within 90 days at 110 bytes; the rest at 10 warm and 5 archived.
     expect(storageByYear(hundredADay, perMessage)).toEqual([
-      { year: 1, messages: 36_500, hot: 365_000, warm: 900_000, archived: 137_500 },
-      { year: 2, messages: 73_000, hot: 730_000, warm: 900_000, archived: 320_000 },
+      { year: 1, messages: 36_500, hot: 990_000, warm: 275_000, archived: 137_500 },
+      { year: 2, messages: 73_000, hot: 990_000, warm: 640_000, archived: 320_000 },
     ]);
   });
 
   it('archives nothing when the archive age is past the years kept', () => {
     expect(storageByYear({ ...hundredADay, years: 1, archiveAfterDays: 400 }, perMessage)).toEqual([
-      { year: 1, messages: 36_500, hot: 365_000, warm: 3_650_000, archived: 0 },
+      { year: 1, messages: 36_500, hot: 4_015_000, warm: 0, archived: 0 },
     ]);
   });
 
   it('stops at a fractional year kept, in its last row', () => {
     expect(storageByYear({ ...hundredADay, years: 1.5, archiveAfterDays: 0 }, perMessage)).toEqual([
-      { year: 1, messages: 36_500, hot: 365_000, warm: 0, archived: 182_500 },
-      { year: 2, messages: 54_750, hot: 547_500, warm: 0, archived: 273_750 },
+      { year: 1, messages: 36_500, hot: 0, warm: 365_000, archived: 182_500 },
+      { year: 2, messages: 54_750, hot: 0, warm: 547_500, archived: 273_750 },
     ]);
   });
 });
 
 describe('Capacity: the plan', () => {
-  // Per day 86,400 × 50 = 4,320,000 messages: a year's index rows 157.68 GB, 30 days of bodies 129.6 GB.
-  const storage = [{ year: 1, messages: 1_576_800_000, hot: 157_680_000_000, warm: 129_600_000_000, archived: 335 * 4_320_000 * 50 }];
+  // Per day 86,400 × 50 = 4,320,000 messages: 30 days whole at 1,100 bytes (142.56 GB), 335 days of index rows at 100 (144.72 GB) and bodies archived at 50.
+  const storage = [{ year: 1, messages: 1_576_800_000, hot: 142_560_000_000, warm: 144_720_000_000, archived: 72_360_000_000 }];
 
   it('needs the minimum of everything for a small load on one primary', () => {
     expect(planCapacity(load, rules, costs)).toEqual({
@@ -192,7 +193,7 @@ describe('Capacity: the plan', () => {
   });
 
   it('shards for writes when peak sends need more than one primary at the planned utilisation', () => {
-    // 500 sends/s mean, 1,000 at peak: 4 cores busy, 1 per primary. PostgreSQL bytes: 1.5768 TB + 1.296 TB, under 10 TB.
+    // 500 sends/s mean, 1,000 at peak: 4 cores busy, 1 per primary. PostgreSQL bytes: 1.4256 TB + 1.4472 TB, under 10 TB.
     const plan = planCapacity({ ...load, messagesPerUser: 500 }, { ...rules, maxBytesPerPrimary: 1e13 }, costs);
     expect(plan).toMatchObject({ databaseWriteCores: 4, primaries: 4, shardReasons: ['writes'], replicasPerPrimary: 1, replicas: 4 });
     // 200 × 0.002 + 1,000 × 0.006 = 6.4 cores busy, at 25%: 25.6.

@@ -90,25 +90,25 @@ describe('Capacity report: what it prints', () => {
   });
 
   it('prints storage year by year, with what each year added', () => {
-    // 8,640,000 messages a day: 3.1536 billion a year; 250 bytes hot, 1,000 warm, 150 archived (600 / 4 over the measured 5).
+    // 8,640,000 messages a day, 3.1536 billion a year: the first year whole in PostgreSQL at 1,250 bytes; the second's index rows at 250 and bodies archived at 150 (600 / 4 over the measured 5).
     expect(report).toContain(
       [
-        '| end of year |      messages | hot: index rows (PostgreSQL) | warm: bodies (PostgreSQL) | archived: segments | added this year |',
-        '|-------------|-------------:-|----------------------------:-|-------------------------:-|------------------:-|---------------:-|',
-        '| 1           | 3,153,600,000 |                       788 GB |                   3.15 TB |                0 B |         3.94 TB |',
-        '| 2           | 6,307,200,000 |                      1.58 TB |                   3.15 TB |             473 GB |         1.26 TB |',
+        '| end of year |      messages | hot: under 365 days, whole in PostgreSQL | warm: older, index rows in PostgreSQL | archived: older, bodies in segments | PostgreSQL | added this year |',
+        '|-------------|-------------:-|----------------------------------------:-|-------------------------------------:-|-----------------------------------:-|----------:-|---------------:-|',
+        '| 1           | 3,153,600,000 |                                  3.94 TB |                                   0 B |                                 0 B |    3.94 TB |         3.94 TB |',
+        '| 2           | 6,307,200,000 |                                  3.94 TB |                                788 GB |                              473 GB |    4.73 TB |         1.26 TB |',
       ].join('\n'),
     );
   });
 
   it('says the archived floor keeps the search vector in when no run measured it, and leaves it out when one did', () => {
-    expect(report).toContain('and the warm body row (600 bytes, search vector included: no run measured it) / 4 (`--archive-compression`).');
+    expect(report).toContain('and the body row (600 bytes, search vector included: no run measured it) / 4 (`--archive-compression`).');
     const withVectors = { ...figures, searchVectors: { source, bytesPerMessage: 400 } };
     const measured = unitCosts(withVectors, rules);
     if (!measured.ok) throw new Error(measured.problem);
     const text = capacityReport(load, rules, withVectors, measured.costs, planCapacity(load, rules, measured.costs));
     expect(text).toContain('archived 50: the larger of the measured segment bytes (5.0,');
-    expect(text).toContain('and the warm body row (600 bytes less its 400 of search vector, which is not archived: 200) / 4 (`--archive-compression`).');
+    expect(text).toContain('and the body row (600 bytes less its 400 of search vector, which is not archived: 200) / 4 (`--archive-compression`).');
     expect(text).toContain('- search vectors: bench/results/2026-12-01T19-10-01Z-c876dfa.json');
   });
 
