@@ -107,7 +107,7 @@ describe('Capacity report: what it prints', () => {
     const measured = unitCosts(withVectors, rules);
     if (!measured.ok) throw new Error(measured.problem);
     const text = capacityReport(load, rules, withVectors, measured.costs, planCapacity(load, rules, measured.costs));
-    expect(text).toContain('archived 50: the larger of the measured segment bytes (5.0,');
+    expect(text).toContain('archived 50 in segments: the larger of the measured segment bytes (5.0,');
     expect(text).toContain('and the body row (600 bytes less its 400 of search vector, which is not archived: 200) / 4 (`--archive-compression`).');
     expect(text).toContain('- search vectors: bench/results/2026-12-01T19-10-01Z-c876dfa.json');
   });
