@@ -81,8 +81,8 @@ const fromReference = referenceRunsOnDisk().map((entry) => ({ file: `${REFERENCE
 const gathered = gatherFigures([...measured, ...fromReference]);
 if (!gathered.ok) fail(gathered.problem);
 const { figures } = gathered;
-const sources = [figures.pages.source, figures.sends.source, figures.storage.source, ...(figures.memory ? [figures.memory.source] : [])];
-if (sources.some((s) => s.file.startsWith(REFERENCE))) {
+const sources = [figures.pages.source, figures.sends.source, figures.storage.source, figures.memory?.source, figures.searchVectors?.source];
+if (sources.some((s) => s?.file.startsWith(REFERENCE))) {
   notes.push(
     measured.length === 0
       ? `no results in ${RESULTS_DIR}/ (run \`npm run bench\`): every figure is the committed reference's`
