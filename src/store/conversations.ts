@@ -90,7 +90,7 @@ const insertMembers = statement<{ convId: string; userIds: string[]; roles: stri
       select ${v.convId}, u.user_id, u.role from unnest(${v.userIds}::text[], ${v.roles}::text[]) as u(user_id, role)
       on conflict do nothing
       returning ${members.convId}, ${members.userId})
-    ${indexAddedMembers(sql`added`, 'known')}`,
+    ${indexAddedMembers(sql`added`, v.convId, 'known')}`,
 );
 
 const insertGroup = statement<{ id: string; title: string | null; historyVisibility: string; large: boolean }>(

@@ -45,16 +45,18 @@ const mb = alias(members, 'mb');
 type JoinedActivity = 'known' | 'at-read-time';
 
 /**
- * The inbox rows of members just added: `added` is a relation (a CTE's
- * name) with `conv_id` and `user_id`. Each row gets its conversation's
- * activity (`'known'`) or null (`'at-read-time'`; always null in a large
- * conversation). An existing row (none should be) is overwritten.
+ * The inbox rows of members just added to conversation `convId` (the bound
+ * value, never a joined column, so the statement routes to its shard):
+ * `added` is a relation (a CTE's name) with `user_id`. Each row gets its
+ * conversation's activity (`'known'`) or null (`'at-read-time'`; always
+ * null in a large conversation). An existing row (none should be) is
+ * overwritten.
  */
-export function indexAddedMembers(added: SQL, activity: JoinedActivity): SQL {
+export function indexAddedMembers(added: SQL, convId: Operand, activity: JoinedActivity): SQL {
   const at = activity === 'known' ? sql`case when ${c.large} then null else ${c.lastActivityAt} end` : sql`null::timestamptz`;
   return sql`insert into ${userInbox} (${bareList(userInbox.userId, userInbox.convId, userInbox.activityAt)})
-      select a.user_id, a.conv_id, ${at}
-      from ${added} a join ${conversations} ${c} on ${c.id} = a.conv_id
+      select a.user_id, ${c.id}, ${at}
+      from ${added} a cross join ${conversations} ${c} where ${c.id} = ${convId}
       on conflict (${bareList(userInbox.userId, userInbox.convId)}) do update set ${bare(userInbox.activityAt)} = excluded.${bare(userInbox.activityAt)}`;
 }
 
@@ -64,16 +66,18 @@ export function unindexMember(convId: Operand, userId: Operand): SQL {
 }
 
 /**
- * Copies a send's new activity into the inbox rows of its conversation's
- * members (those its snapshot sees: see `JoinedActivity`). `conv` is the
- * CTE of the bumped conversation (returning `id`, `last_activity_at`,
- * `large`). Nothing for a large conversation: `conv` is one row, filtered
- * before the join, so its members are not even read.
+ * Copies a send's new activity into the inbox rows of conversation
+ * `convId`'s members (those its snapshot sees: see `JoinedActivity`).
+ * `conv` is the CTE of the bumped conversation (returning
+ * `last_activity_at` and `large`). Nothing for a large conversation: `conv`
+ * is one row, filtered before the join, so its members are not even read.
+ * The members and rows are found by the bound `convId`, never by `conv`'s
+ * column, which no partitioned or distributed table can prune by.
  */
-export function fanOutActivity(conv: Aliased<typeof conversations>): SQL {
+export function fanOutActivity(conv: Aliased<typeof conversations>, convId: Operand): SQL {
   return sql`update ${userInbox} ${ui} set ${bare(ui.activityAt)} = ${conv.lastActivityAt}
-      from ${conv} join ${members} ${mb} on ${mb.convId} = ${conv.id}
-      where not ${conv.large} and ${ui.userId} = ${mb.userId} and ${ui.convId} = ${conv.id}`;
+      from ${conv} join ${members} ${mb} on ${mb.convId} = ${convId}
+      where not ${conv.large} and ${ui.userId} = ${mb.userId} and ${ui.convId} = ${convId}`;
 }
 
 /**
@@ -91,8 +95,8 @@ const markLargeIfGrown = statement<{ convId: string }>(
           and (select count(*) from ${members} ${mb} where ${mb.convId} = ${v.convId}) > ${sql.raw(String(LARGE_GROUP_MEMBERS))}
         returning ${c.id})
       update ${userInbox} ${ui} set ${bare(ui.activityAt)} = null
-      from grown join ${members} ${mb} on ${mb.convId} = grown.id
-      where ${ui.userId} = ${mb.userId} and ${ui.convId} = grown.id`,
+      from grown join ${members} ${mb} on ${mb.convId} = ${v.convId}
+      where ${ui.userId} = ${mb.userId} and ${ui.convId} = ${v.convId}`,
 );
 
 /** See `markLargeIfGrown`: call in the transaction that added members to `convId`, after adding them. */

@@ -58,7 +58,7 @@ const insertMembers = statement<{ convId: string; userIds: string[] }>(
         where ${c.id} = ${v.convId}
         on conflict do nothing
         returning ${members.convId}, ${members.userId}),
-      indexed as (${indexAddedMembers(sql`added`, 'at-read-time')})
+      indexed as (${indexAddedMembers(sql`added`, v.convId, 'at-read-time')})
       select user_id from added`,
 );
 

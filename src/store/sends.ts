@@ -65,7 +65,7 @@ const sendStatement = (mentioning: boolean) => statement<SendValues>(
           returning ${c.id}, ${c.maxSeq}, ${c.lastActivityAt}, ${c.large}),
         -- The members' inbox rows follow the activity, under the same row lock
         -- (none for a large conversation: src/store/inboxIndex.ts).
-        inboxed as (${fanOutActivity(conv)}),
+        inboxed as (${fanOutActivity(conv, v.convId)}),
         ${m} as (
           -- Stamped under the row lock and never before the previous message,
           -- so creation time follows seq (retention and messagesAt rely on it).
