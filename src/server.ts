@@ -136,8 +136,10 @@ export async function startServer(options: ServerOptions, port: number): Promise
       metricsPlugin(metrics),
       ...limits.plugins,
       gatePlugin(gate),
-      // After the gate, whose reading of the operation it goes by.
-      consistencyPlugin(),
+      // After the gate, whose reading of the operation it goes by. Only with
+      // replicas: without them there is no token to answer, and every
+      // request would pay its two hooks for nothing.
+      ...((options.replicas?.count ?? 0) > 0 ? [consistencyPlugin()] : []),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
