@@ -57,6 +57,63 @@ export interface Loaders {
   unreadMentions: DataLoader<string, number>;
 }
 
+/** What every loader of one request reads with. */
+interface LoaderScope {
+  db: SqlRunner;
+  viewerId: string;
+  retention: RetentionClock;
+  batches: LoaderBatch[];
+}
+
+/** `find`, recording each batch it runs as `loader`'s. */
+const recorded =
+  <Key, Value>(scope: LoaderScope, loader: LoaderBatch['loader'], find: (keys: readonly Key[]) => Promise<Value[]>) =>
+  (keys: readonly Key[]) => {
+    scope.batches.push({ loader, size: keys.length });
+    return find(keys);
+  };
+
+const byMessageKey = { cacheKeyFn: messageKeyString };
+
+/** How each loader is made, once per module: a set of loaders is made per subscriber per live event, so it must cost one object, not fourteen closures. */
+const makers: { [Name in keyof Loaders]: (s: LoaderScope) => Loaders[Name] } = {
+  conversation: (s) => new DataLoader(recorded(s, 'conversation', (ids: readonly string[]) => findMemberConversations(s.db, s.viewerId, s.retention, ids))),
+  message: (s) => new DataLoader(recorded(s, 'message', (keys: readonly MessageKey[]) => findVisibleMessages(s.db, s.viewerId, s.retention, keys)), byMessageKey),
+  body: (s) => new DataLoader(recorded(s, 'body', (keys: readonly MessageKey[]) => findMessageBodies(s.db, keys)), byMessageKey),
+  lastMessage: (s) => new DataLoader(recorded(s, 'lastMessage', (ids: readonly string[]) => findLastMessages(s.db, s.viewerId, s.retention, ids))),
+  firstUnread: (s) => new DataLoader(recorded(s, 'firstUnread', (ids: readonly string[]) => findFirstUnreads(s.db, s.viewerId, s.retention, ids))),
+  unread: (s) => new DataLoader(recorded(s, 'unread', (ids: readonly string[]) => countUnread(s.db, s.viewerId, s.retention, ids))),
+  readCount: (s) => new DataLoader(recorded(s, 'readCount', (keys: readonly MessageKey[]) => countReaders(s.db, keys)), byMessageKey),
+  edits: (s) =>
+    new DataLoader(recorded(s, 'edits', (requests: readonly EditsRequest[]) => findEdits(s.db, requests)), {
+      cacheKeyFn: (r) => `${messageKeyString(r)}:${r.beforeVersion}:${r.limit}`,
+    }),
+  reactions: (s) => new DataLoader(recorded(s, 'reactions', (keys: readonly MessageKey[]) => findReactionGroups(s.db, s.viewerId, keys)), byMessageKey),
+  reactors: (s) =>
+    new DataLoader(recorded(s, 'reactors', (requests: readonly ReactorsRequest[]) => findReactors(s.db, requests)), {
+      cacheKeyFn: (r) => JSON.stringify([messageKeyString(r), r.reaction, r.after, r.limit]),
+    }),
+  starred: (s) => new DataLoader(recorded(s, 'starred', (keys: readonly MessageKey[]) => findStarredByMe(s.db, s.viewerId, keys)), byMessageKey),
+  mentions: (s) => new DataLoader(recorded(s, 'mentions', (keys: readonly MessageKey[]) => findMentions(s.db, keys)), byMessageKey),
+  unreadMentions: (s) => new DataLoader(recorded(s, 'unreadMentions', (ids: readonly string[]) => countUnreadMentions(s.db, s.viewerId, s.retention, ids))),
+  threads: (s) => new DataLoader(recorded(s, 'threads', (keys: readonly MessageKey[]) => countThreads(s.db, s.viewerId, s.retention, keys)), byMessageKey),
+};
+
+/** One request's loaders: each made on first use, by getters on the prototype (defined below). */
+class LazyLoaders {
+  constructor(
+    readonly scope: LoaderScope,
+    readonly made: Partial<Loaders>,
+  ) {}
+}
+for (const name of Object.keys(makers) as (keyof Loaders)[]) {
+  Object.defineProperty(LazyLoaders.prototype, name, {
+    get(this: LazyLoaders) {
+      return (this.made[name] ??= makers[name](this.scope) as never);
+    },
+  });
+}
+
 /**
  * Makes the loaders for one request by `viewerId`; `batches` records each
  * batch. Each loader is made when first used: a page uses a few of the fourteen,
@@ -64,40 +121,5 @@ export interface Loaders {
  * shared `body` it passes in `given`.
  */
 export function createLoaders(db: SqlRunner, viewerId: string, retention: RetentionClock, batches: LoaderBatch[], given: Partial<Loaders> = {}): Loaders {
-  /** `find`, recording each batch it runs as `loader`'s. */
-  const recorded =
-    <Key, Value>(loader: LoaderBatch['loader'], find: (keys: readonly Key[]) => Promise<Value[]>) =>
-    (keys: readonly Key[]) => {
-      batches.push({ loader, size: keys.length });
-      return find(keys);
-    };
-  const byMessageKey = { cacheKeyFn: messageKeyString };
-  const makers: { [Name in keyof Loaders]: () => Loaders[Name] } = {
-    conversation: () => new DataLoader(recorded('conversation', (ids: readonly string[]) => findMemberConversations(db, viewerId, retention, ids))),
-    message: () => new DataLoader(recorded('message', (keys: readonly MessageKey[]) => findVisibleMessages(db, viewerId, retention, keys)), byMessageKey),
-    body: () => new DataLoader(recorded('body', (keys: readonly MessageKey[]) => findMessageBodies(db, keys)), byMessageKey),
-    lastMessage: () => new DataLoader(recorded('lastMessage', (ids: readonly string[]) => findLastMessages(db, viewerId, retention, ids))),
-    firstUnread: () => new DataLoader(recorded('firstUnread', (ids: readonly string[]) => findFirstUnreads(db, viewerId, retention, ids))),
-    unread: () => new DataLoader(recorded('unread', (ids: readonly string[]) => countUnread(db, viewerId, retention, ids))),
-    readCount: () => new DataLoader(recorded('readCount', (keys: readonly MessageKey[]) => countReaders(db, keys)), byMessageKey),
-    edits: () =>
-      new DataLoader(recorded('edits', (requests: readonly EditsRequest[]) => findEdits(db, requests)), {
-        cacheKeyFn: (r) => `${messageKeyString(r)}:${r.beforeVersion}:${r.limit}`,
-      }),
-    reactions: () => new DataLoader(recorded('reactions', (keys: readonly MessageKey[]) => findReactionGroups(db, viewerId, keys)), byMessageKey),
-    reactors: () =>
-      new DataLoader(recorded('reactors', (requests: readonly ReactorsRequest[]) => findReactors(db, requests)), {
-        cacheKeyFn: (r) => JSON.stringify([messageKeyString(r), r.reaction, r.after, r.limit]),
-      }),
-    starred: () => new DataLoader(recorded('starred', (keys: readonly MessageKey[]) => findStarredByMe(db, viewerId, keys)), byMessageKey),
-    mentions: () => new DataLoader(recorded('mentions', (keys: readonly MessageKey[]) => findMentions(db, keys)), byMessageKey),
-    unreadMentions: () => new DataLoader(recorded('unreadMentions', (ids: readonly string[]) => countUnreadMentions(db, viewerId, retention, ids))),
-    threads: () => new DataLoader(recorded('threads', (keys: readonly MessageKey[]) => countThreads(db, viewerId, retention, keys)), byMessageKey),
-  };
-  const made: Partial<Record<keyof Loaders, unknown>> = { ...given };
-  const loaders = {} as Loaders;
-  for (const name of Object.keys(makers) as (keyof Loaders)[]) {
-    Object.defineProperty(loaders, name, { enumerable: true, get: () => (made[name] ??= makers[name]()) });
-  }
-  return loaders;
+  return new LazyLoaders({ db, viewerId, retention, batches }, { ...given }) as unknown as Loaders;
 }
