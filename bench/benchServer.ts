@@ -4,6 +4,7 @@
  * limits lifted because a few users send far above them), on a free port.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** The secret the bench server verifies tokens with; load processes sign with it. */
@@ -22,7 +23,9 @@ export function freePort(): Promise<number> {
 /** Starts the server on `databaseUrl` (with `env` added, such as DATABASE_REPLICA_URLS) and resolves once it serves, with its GraphQL URL and process. */
 export async function startBenchServer(databaseUrl: string, workers: number, env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
-  const server = spawn(process.execPath, ['bin/backscroll.js', 'serve'], {
+  // BENCH_SERVER_NODE_ARGS (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`) reaches the workers too: cluster forks with the primary's arguments.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const server = spawn(process.execPath, [...nodeArgs, 'bin/backscroll.js', 'serve'], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -45,4 +48,27 @@ export async function startBenchServer(databaseUrl: string, workers: number, env
     server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}/graphql`, process: server };
+}
+
+/** The pids of `pid` and its children (the workers), from /proc: Linux only. */
+export function serverPids(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return [pid, ...children.map(Number)];
+}
+
+/**
+ * CPU time (user and system) spent so far by the server process `pid` and
+ * its workers, in ms; NaN where /proc is not there. A cost per unit of work
+ * from two readings holds on a busy box, where latencies do not.
+ */
+export function serverCpuMs(pid: number): number {
+  try {
+    return serverPids(pid).reduce((sum, one) => {
+      // Fields 14 and 15 of /proc/<pid>/stat, after the command's closing parenthesis: utime and stime in clock ticks (100 a second).
+      const fields = readFileSync(`/proc/${one}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    }, 0);
+  } catch {
+    return NaN;
+  }
 }

@@ -12,7 +12,7 @@
  * Run alone: `DATABASE_URL=... node --import tsx bench/fanout.ts` starts its
  * own server process (BENCH_WORKERS, default 2) for the measurement.
  */
-import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
+import { BENCH_SECRET, serverCpuMs, startBenchServer } from './benchServer.ts';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { createClient, type Client as SocketClient } from 'graphql-ws';
@@ -51,6 +51,12 @@ export interface FanoutMeasurement {
   max: number;
   /** Deliveries per second, from the first send to the last delivery. */
   perSecond: number;
+  /**
+   * CPU time of the server's processes per 1,000 deliveries, ms, from the
+   * first send to the last delivery (sends included): what the cost of an
+   * event is, even on a box too busy for its latencies to mean much.
+   */
+  serverCpuMsPer1000: number;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
@@ -96,6 +102,7 @@ export async function measureFanout(
   url: string,
   secret: string,
   log: (line: string) => void,
+  serverCpu: () => number = () => NaN,
   { subscribers, messages, perSecond } = FANOUT,
 ): Promise<FanoutMeasurement> {
   await removeGroup(databaseUrl);
@@ -161,6 +168,7 @@ export async function measureFanout(
 
     log(`fan-out: ${messages} messages at ${perSecond}/s to ${subscribers} subscribers...`);
     const started = performance.now();
+    const cpuAtStart = serverCpu();
     const pending: Promise<number>[] = [];
     for (let k = 0; k < messages; k++) {
       const due = started + (k * 1000) / perSecond;
@@ -173,6 +181,7 @@ export async function measureFanout(
     const expected = subscribers * messages;
     const drainUntil = performance.now() + DRAIN_MS;
     while (latencies.length < expected && performance.now() < drainUntil) await new Promise((r) => setTimeout(r, 50));
+    const cpuMs = serverCpu() - cpuAtStart;
     if (failures > 0) log(`fan-out: ${failures} subscriptions reported errors`);
     const sorted = [...latencies].sort((a, b) => a - b);
     return {
@@ -184,6 +193,7 @@ export async function measureFanout(
       p99: percentile(sorted, 99),
       max: sorted.at(-1) ?? NaN,
       perSecond: latencies.length / ((lastDeliveryAt - started) / 1000),
+      serverCpuMsPer1000: (cpuMs * 1000) / latencies.length,
     };
   } finally {
     await Promise.all(sockets.map((socket) => socket.dispose()));
@@ -196,7 +206,7 @@ export function fanoutTable(m: FanoutMeasurement): ResultTable {
   return {
     id: 'fanout',
     title: `Live fan-out (${m.subscribers} subscribers of one group over WebSocket, one member sending ${m.messages} messages at ${FANOUT.perSecond}/s; latency from send to each delivery)`,
-    header: ['', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'deliveries/s'],
+    header: ['', 'delivered', 'p50 ms', 'p99 ms', 'max ms', 'deliveries/s', 'server CPU ms per 1,000'],
     rows: [
       {
         label: `${m.subscribers} subscribers x ${m.messages} messages`,
@@ -206,6 +216,7 @@ export function fanoutTable(m: FanoutMeasurement): ResultTable {
           num(m.p99, 1),
           num(m.max, 1),
           num(m.perSecond),
+          num(m.serverCpuMsPer1000, 1),
         ],
       },
     ],
@@ -218,7 +229,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (!databaseUrl) throw new Error('bench/fanout.ts needs DATABASE_URL.');
   const server = await startBenchServer(databaseUrl, Number(process.env.BENCH_WORKERS ?? 2));
   try {
-    const m = await measureFanout(databaseUrl, server.url, BENCH_SECRET, (line) => process.stdout.write(`${line}\n`));
+    const m = await measureFanout(databaseUrl, server.url, BENCH_SECRET, (line) => process.stdout.write(`${line}\n`), () => serverCpuMs(server.process.pid!));
     process.stdout.write(`${JSON.stringify(m)}\n`);
   } finally {
     server.process.kill('SIGTERM');

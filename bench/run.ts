@@ -32,7 +32,7 @@ import { createLogger } from '../src/log.ts';
 import { BENCH_DATA, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
 import { startServer } from '../src/server.ts';
 import { archiveTables, measureArchive } from './archive.ts';
-import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
+import { BENCH_SECRET, serverCpuMs, serverPids, startBenchServer } from './benchServer.ts';
 import { fanoutTable, measureFanout } from './fanout.ts';
 import { groupsTables, measureGroups } from './groups.ts';
 import { hidesTables, measureHides } from './hides.ts';
@@ -218,9 +218,9 @@ async function runPurge(url: string): Promise<SectionResult> {
 }
 
 /** Fan-out: subscribers over WebSocket receiving one member's sends. */
-async function runFanout(url: string): Promise<SectionResult> {
+async function runFanout(url: string, serverCpu: () => number): Promise<SectionResult> {
   log('== fanout: 500 subscribers over WebSocket, 200 sends at 20/s');
-  const m = await measureFanout(DATABASE_URL!, url, SECRET, log);
+  const m = await measureFanout(DATABASE_URL!, url, SECRET, log, serverCpu);
   return { tables: [fanoutTable(m)], notes: [], measurements: m };
 }
 
@@ -293,8 +293,7 @@ async function runOnSharedDatabase(databaseUrl: string): Promise<void> {
   const { url, process: server } = await startBenchServer(databaseUrl, WORKERS);
   /** Peak resident memory (VmHWM) of each server process, primary first, in MB. */
   const peakRssMb = (): number[] => {
-    const children = readFileSync(`/proc/${server.pid}/task/${server.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    return [String(server.pid), ...children].map(
+    return serverPids(server.pid!).map(
       (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024,
     );
   };
@@ -302,7 +301,7 @@ async function runOnSharedDatabase(databaseUrl: string): Promise<void> {
     pages: () => runPages(db, url),
     sends: () => runSends(db, url),
     purge: () => runPurge(url),
-    fanout: () => runFanout(url),
+    fanout: () => runFanout(url, () => serverCpuMs(server.pid!)),
     search: () => runSearch(url),
     groups: () => runGroups(url),
     hides: () => runHides(),
