@@ -12,7 +12,9 @@
  * - Each subscription is parsed and validated with the HTTP path's limits
  *   (tokens, depth, aliases), then decided by the same operation gate as
  *   HTTP (src/graphql/gate/: operation selection, cost, rate limits), then
- *   run by graphql-js `subscribe` with exactly the operation the gate read.
+ *   run with exactly the operation the gate read, compiled by graphql-jit
+ *   (src/graphql/compiledSubscriptions.ts: each event runs once per
+ *   subscriber).
  * - A user holds at most MAX_SOCKETS_PER_USER sockets (across processes on
  *   PostgreSQL), and opening sockets and subscribing are rate-limited: a
  *   socket past the limit is closed with 4429 before it is acknowledged.
@@ -45,6 +47,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { decodeJwt } from 'jose';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Authentication } from '../auth/tokens.ts';
+import { compiledSubscriptions } from '../graphql/compiledSubscriptions.ts';
 import type { OperationGate } from '../graphql/gate/operationGate.ts';
 import type { RateLimiter } from '../graphql/gate/rateLimiter.ts';
 import type { SubscriptionContext } from '../graphql/liveEvents.ts';
@@ -142,6 +145,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
   const { schema, limits } = options;
   const rules = [...specifiedRules, ...limits.validationRules];
   const close = (socket: WebSocket, code: number, reason: string) => socket.close(code, closeReason(reason));
+  const compiled = compiledSubscriptions(schema);
   const wss = new WebSocketServer({ server: options.httpServer, path: options.path, maxPayload: options.maxPayloadBytes });
 
   /** The arguments to run `payload` with, or the errors that refuse it. */
@@ -186,7 +190,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       ];
     }
     costs.set(id, decision.analysis.cost);
-    return {
+    const args: ExecutionArgs = {
       schema,
       document,
       // The operation the gate read, by its name (null: the document's only one).
@@ -194,6 +198,8 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
       variableValues: payload.variables ?? {},
       contextValue: options.makeContext(auth, (reason, cause) => close(extra.socket, cause === 'behind' ? CLOSE_BEHIND : CLOSE_RESYNC, reason)),
     };
+    compiled.prepare(args, admitted.query ?? payload.query);
+    return args;
   };
 
   const format = (errors: readonly GraphQLError[]) => errors.map((error) => options.formatError(error.toJSON(), error));
@@ -202,6 +208,7 @@ export function startSubscriptionServer(options: SubscriptionServerOptions): Sub
     {
       schema,
       isProd: options.production,
+      subscribe: (args) => compiled.subscribe(args),
       onConnect: async (ctx) => {
         const header = authorizationOf(ctx.connectionParams);
         const auth = await options.authenticate(header);
