@@ -114,6 +114,7 @@ async function openReplicas(config: Config, handle: DatabaseHandle, logger: Logg
   const replicas = await openReplicaSet(config.replicas.urls, handle.client, {
     maxWaitMs: config.replicas.maxWaitMs,
     maxLagMs: config.replicas.maxLagMs,
+    readTimeoutMs: config.replicas.readTimeoutMs,
     poolSize: config.poolSize,
     statementTimeoutMs: config.statementTimeoutMs,
     onChange: (report) => logger[report.state === 'in rotation' ? 'info' : 'warn'](report, 'a read replica changed state'),

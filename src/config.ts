@@ -63,6 +63,14 @@ interface ReplicaSettings {
   maxWaitMs: number;
   /** A replica whose replay trails what it has received by more than this is out of rotation. */
   maxLagMs: number;
+  /**
+   * How long a read waits for a replica's answer before it is retried on the
+   * primary and the replica leaves rotation, its connections dropped: what a
+   * replica that hangs (a frozen host, a network black hole) costs a read.
+   * Above STATEMENT_TIMEOUT_MS + 1 s, every statement's deadline, it changes
+   * nothing.
+   */
+  readTimeoutMs: number;
 }
 
 /** Everything the server can be configured with. */
@@ -156,6 +164,7 @@ export const SETTINGS = [
   { name: 'DATABASE_REPLICA_URLS', default: null, meaning: 'comma-separated postgres:// URLs of read replicas of DATABASE_URL; queries read there' },
   { name: 'REPLICA_MAX_WAIT_MS', default: '50', meaning: 'how long a read with a consistency token waits for a replica before using the primary' },
   { name: 'REPLICA_MAX_LAG_MS', default: '1000', meaning: 'a replica whose replay trails what it received by more than this leaves rotation' },
+  { name: 'REPLICA_READ_TIMEOUT_MS', default: '2000', meaning: 'a read a replica leaves unanswered this long is retried on the primary; the replica leaves rotation' },
   { name: 'BACKSCROLL_DATA_DIR', default: '.backscroll', meaning: 'where PGlite and the development secret live' },
   { name: 'BACKSCROLL_INTROSPECTION', default: 'on', meaning: 'schema introspection (off by default in production)' },
   { name: 'BACKSCROLL_LANDING_PAGE', default: 'on', meaning: 'Apollo Sandbox on GET /graphql (off by default in production)' },
@@ -256,6 +265,10 @@ export function readConfig(env: Env): ConfigResult {
       urls: replicaUrls(env.DATABASE_REPLICA_URLS, problems),
       maxWaitMs: integer('REPLICA_MAX_WAIT_MS', 50, 0, 60_000),
       maxLagMs: integer('REPLICA_MAX_LAG_MS', 1000, 0, 3_600_000),
+      // 2 s: several times the slowest read measured here (a search, 120-300
+      // ms with its index's pending list full), and like the probes' 3.5 s
+      // within the 5 s in which a failed replica must stop costing reads.
+      readTimeoutMs: integer('REPLICA_READ_TIMEOUT_MS', 2000, 10, 3_600_000),
     },
     dataDir: env.BACKSCROLL_DATA_DIR && env.BACKSCROLL_DATA_DIR.length > 0 ? env.BACKSCROLL_DATA_DIR : '.backscroll',
     introspection: flag('BACKSCROLL_INTROSPECTION', !production),

@@ -15,8 +15,13 @@ export type Database = PgDatabase<PgQueryResultHKT>;
 
 /** Where the data lives: a PostgreSQL URL, an embedded data folder, or memory (tests). */
 export type DatabaseTarget =
-  /** `statementTimeoutMs` 0: none (PostgreSQL's meaning), for migrations. */
-  | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number }
+  /**
+   * `statementTimeoutMs` 0: none (PostgreSQL's meaning), for migrations.
+   * `deadlineMs`: a shorter bound than the default on how long a statement
+   * may keep its caller waiting (deadline.ts), which is the statement
+   * timeout plus time to reconnect.
+   */
+  | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number; deadlineMs?: number }
   | { kind: 'pglite'; dataDir: string }
   /** In memory; `snapshot` (from PGlite's `dumpDataDir`) skips initdb, which takes seconds. */
   | { kind: 'pglite-memory'; snapshot?: Blob };
@@ -42,44 +47,7 @@ const parseInt8 = (value: string): number => Number(value);
 
 /** Opens the database named by `target`. */
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
-  if (target.kind === 'postgres') {
-    const { url, socketPath } = socketFromUrl(target.url);
-    const statementTimeoutMs = target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-    const client = postgres(url, {
-      max: target.poolSize ?? 10,
-      onnotice: () => {},
-      // A statement past the timeout is cancelled and frees its connection;
-      // an unreachable database fails a request within seconds, not minutes.
-      // jit off: the statements here are short index probes, and JIT
-      // compilation of a generic plan cost 14-19 ms on an inbox page.
-      // plan_cache_mode force_generic_plan: every prepared statement is
-      // planned once per connection. The store's statements are written so
-      // that no plan depends on the values (index-ordered seeks, bounded
-      // walks: see sqlFragments.ts), and PostgreSQL's default kept choosing
-      // custom plans for the page statements, re-planning each execution:
-      // 0.5-1.0 ms of planning for a 0.2-0.3 ms page (2.6 ms a deep page
-      // with the round trip, 0.7 ms generic).
-      connection: { TimeZone: 'UTC', statement_timeout: statementTimeoutMs, jit: 'off', plan_cache_mode: 'force_generic_plan' },
-      connect_timeout: 5,
-      backoff: reconnectBackoff,
-      ...(socketPath ? { path: socketPath } : {}),
-    });
-    const db = drizzlePostgres(client);
-    // Set after drizzle, which installs its own parsers on the same client.
-    client.options.parsers[INT8_OID] = parseInt8;
-    return {
-      db: db as unknown as Database,
-      client: {
-        kind: 'postgres',
-        sql: client,
-        // No statement timeout (0, migrations): no deadline either.
-        deadlineMs: statementTimeoutMs === 0 ? Number.POSITIVE_INFINITY : statementTimeoutMs + CONNECT_ALLOWANCE_MS,
-        usage: { inFlight: 0, size: target.poolSize ?? 10 },
-      },
-      kind: 'postgres',
-      close: () => client.end({ timeout: 5 }),
-    };
-  }
+  if (target.kind === 'postgres') return openPostgres(target);
   // Loaded only when used: PGlite's module alone added 36 MB to the resident size of every process, PostgreSQL ones included.
   const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
   let client: PGlite;
@@ -92,6 +60,59 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   await client.waitReady;
   const db = drizzlePglite(client);
   return { db: db as unknown as Database, client: { kind: 'pglite', pglite: client, usage: { inFlight: 0, size: 1 } }, kind: 'pglite', close: () => client.close() };
+}
+
+/** A PostgreSQL pool: a database handle that can also be dropped at once. */
+export interface PostgresHandle extends DatabaseHandle {
+  client: Extract<SqlClient, { kind: 'postgres' }>;
+  /**
+   * Closes every connection now, failing what runs or waits on them
+   * (CONNECTION_DESTROYED, a DatabaseUnavailableError), and refuses new
+   * statements. For a server that stopped answering: `close` would wait its
+   * whole timeout on it, and a cancel request would hang as well.
+   */
+  abandon(): Promise<void>;
+}
+
+/** Opens a postgres.js pool on `target`; it connects on its first statement, so this never waits. */
+export function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): PostgresHandle {
+  const { url, socketPath } = socketFromUrl(target.url);
+  const statementTimeoutMs = target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const client = postgres(url, {
+    max: target.poolSize ?? 10,
+    onnotice: () => {},
+    // A statement past the timeout is cancelled and frees its connection;
+    // an unreachable database fails a request within seconds, not minutes.
+    // jit off: the statements here are short index probes, and JIT
+    // compilation of a generic plan cost 14-19 ms on an inbox page.
+    // plan_cache_mode force_generic_plan: every prepared statement is
+    // planned once per connection. The store's statements are written so
+    // that no plan depends on the values (index-ordered seeks, bounded
+    // walks: see sqlFragments.ts), and PostgreSQL's default kept choosing
+    // custom plans for the page statements, re-planning each execution:
+    // 0.5-1.0 ms of planning for a 0.2-0.3 ms page (2.6 ms a deep page
+    // with the round trip, 0.7 ms generic).
+    connection: { TimeZone: 'UTC', statement_timeout: statementTimeoutMs, jit: 'off', plan_cache_mode: 'force_generic_plan' },
+    connect_timeout: 5,
+    backoff: reconnectBackoff,
+    ...(socketPath ? { path: socketPath } : {}),
+  });
+  const db = drizzlePostgres(client);
+  // Set after drizzle, which installs its own parsers on the same client.
+  client.options.parsers[INT8_OID] = parseInt8;
+  return {
+    db: db as unknown as Database,
+    client: {
+      kind: 'postgres',
+      sql: client,
+      // No statement timeout (0, migrations): no deadline either, unless given.
+      deadlineMs: Math.min(target.deadlineMs ?? Number.POSITIVE_INFINITY, statementTimeoutMs === 0 ? Number.POSITIVE_INFINITY : statementTimeoutMs + CONNECT_ALLOWANCE_MS),
+      usage: { inFlight: 0, size: target.poolSize ?? 10 },
+    },
+    kind: 'postgres',
+    close: () => client.end({ timeout: 5 }),
+    abandon: () => client.end({ timeout: 0 }),
+  };
 }
 
 /**

@@ -5,11 +5,12 @@
  * PostgreSQL is down postgres.js keeps queued statements until a reconnect
  * succeeds, which would hang requests for as long as the outage lasts.
  */
-import { DatabaseUnavailableError } from './errors.ts';
+import { DatabaseNoAnswerError } from './errors.ts';
 
 /**
- * `work`, or a DatabaseUnavailableError once `ms` have passed; `onExpire`
- * then withdraws the work (cancels the queued statement) where it can.
+ * `work`, or a DatabaseNoAnswerError (a DatabaseUnavailableError) once `ms`
+ * have passed; `onExpire` then withdraws the work (cancels the queued
+ * statement) where it can.
  */
 export async function withDeadline<T>(work: Promise<T>, ms: number, onExpire: () => void): Promise<T> {
   // No deadline (a connection without a statement timeout, for migrations).
@@ -18,7 +19,7 @@ export async function withDeadline<T>(work: Promise<T>, ms: number, onExpire: ()
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onExpire();
-      reject(new DatabaseUnavailableError(`The database did not answer within ${ms} ms.`));
+      reject(new DatabaseNoAnswerError(`The database did not answer within ${ms} ms.`));
     }, ms);
   });
   try {

@@ -12,7 +12,16 @@ export class DatabaseTimeoutError extends Error {
 
 /** The database could not be reached or dropped the connection. */
 export class DatabaseUnavailableError extends Error {
-  override readonly name = 'DatabaseUnavailableError';
+  override readonly name: string = 'DatabaseUnavailableError';
+}
+
+/**
+ * The database did not answer within a deadline of ours (deadline.ts): it
+ * may be stopped or cut off with the connection still open, which nothing
+ * frees but closing the connection (a cancel request would hang too).
+ */
+export class DatabaseNoAnswerError extends DatabaseUnavailableError {
+  override readonly name: string = 'DatabaseNoAnswerError';
 }
 
 // SQLSTATE classes and driver codes: 57014 query_canceled (by statement_timeout),

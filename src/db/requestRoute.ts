@@ -7,8 +7,9 @@
  * reads the same copy.
  *
  * A read that fails on a replica for a connection reason (it stopped, the
- * network dropped) runs again on the primary, and so does the rest of the
- * request: a replica failing costs a retry, never an error. So does a
+ * network dropped, or it did not answer within the replica read timeout)
+ * runs again on the primary, and so does the rest of the request: a replica
+ * failing costs a retry, never an error. So does a
  * statement a replica refuses as a write (SQLSTATE 25006), in case a read
  * path ever writes: it would be a bug, but not one to show a client.
  *
@@ -61,7 +62,7 @@ export function createRequestRoute(primary: SqlClient, replicas: ReplicaSet | nu
       return await work(createRunner(chosen.client, tally));
     } catch (error) {
       if (!retryOnPrimary(error)) throw error;
-      if (error instanceof DatabaseUnavailableError) replicas.failed(chosen.index);
+      if (error instanceof DatabaseUnavailableError) replicas.failed(chosen, error);
       // The rest of the request reads the primary too, so it reads one copy from here on.
       target = Promise.resolve({ kind: 'primary' });
       return work(onPrimary);

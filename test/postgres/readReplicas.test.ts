@@ -4,8 +4,14 @@
  * token always see the writes it came from, even while the replica replays
  * late; reads without one do go to the replica (so the token is what keeps
  * them fresh); a stopped replica leaves rotation without failing a read, and
- * comes back once it returns.
+ * comes back once it returns; so does a replica that hangs (SIGSTOP: its
+ * connections stay open and nothing answers), without holding any read
+ * longer than the replica read timeout.
  */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signToken } from '../../src/auth/tokens.ts';
 import { readConfig } from '../../src/config.ts';
@@ -28,9 +34,55 @@ const APPLY_DELAY_MS = 200;
 const TRIES = 1000;
 /** Clients sending and reading at once. */
 const CLIENTS = 8;
+/** How long a read waits for a replica before it is retried on the primary (REPLICA_READ_TIMEOUT_MS; 2,000 by default). */
+const READ_TIMEOUT_MS = 1000;
+/**
+ * The longest any read may take while the replica hangs: the read timeout,
+ * the retry on the primary and the HTTP round trip on a busy two-core box
+ * (outage.test.ts saw 500 ms of that). Without the read timeout a read sent
+ * to the hung replica waited for the statement timeout plus 1 s (3,000 ms).
+ */
+const HUNG_READ_BOUND_MS = READ_TIMEOUT_MS + 1500;
+/** The issue's promise: reads that start this long after a replica fails find it out of rotation. */
+const OUT_OF_ROTATION_WITHIN_MS = 5000;
+/** A read that starts once the hung replica is out of rotation reads the primary at once. */
+const PROMPT_READ_MS = 1500;
+/** How long the replica stays hung: past OUT_OF_ROTATION_WITHIN_MS, with reads after it. */
+const HANG_MS = OUT_OF_ROTATION_WITHIN_MS + 1500;
 
 const SEND = `mutation ($c: ID!, $k: String!) { sendMessage(input: { conversationId: $c, clientMsgId: $k, text: $k }) { message { seq } } }`;
 const NEWEST_PAGE = `query ($c: ID!) { conversation(id: $c) { messages(last: 5) { edges { node { seq } } } } }`;
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Stops (SIGSTOP) the postmaster of `cluster` and then each of its children,
+ * as a frozen host or a network black hole looks to a client: connections
+ * stay open, new ones are accepted by the kernel, and nothing answers. Each
+ * pid goes into `stopped` as it stops, so a failure halfway wakes them all.
+ */
+async function hang(cluster: ThrowawayCluster, stopped: number[]): Promise<void> {
+  const postmaster = Number(readFileSync(join(cluster.folder, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // The postmaster first: stopped, it forks no child that the list below would miss.
+  process.kill(postmaster, 'SIGSTOP');
+  stopped.push(postmaster);
+  const { stdout } = await execFileAsync('pgrep', ['-P', String(postmaster)]);
+  for (const pid of stdout.trim().split('\n').map(Number)) {
+    process.kill(pid, 'SIGSTOP');
+    stopped.push(pid);
+  }
+}
+
+/** Lets `pids` run again (SIGCONT), children first; a pid that has gone is skipped. */
+function wake(pids: number[]): void {
+  for (const pid of [...pids].reverse()) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // Gone: nothing to wake.
+    }
+  }
+}
 
 interface Answer {
   status: number;
@@ -46,6 +98,10 @@ describe('Read replicas', () => {
   let server: RunningServer;
   let token: string;
   let conversationId: string;
+  /** The replica's stopped processes, woken in afterAll whatever happened. */
+  const hung: number[] = [];
+  /** Each time the replica left or returned to rotation. */
+  const changes: { state: string; at: number }[] = [];
 
   beforeAll(async () => {
     primary = await createThrowawayCluster();
@@ -58,6 +114,8 @@ describe('Read replicas', () => {
       maxLagMs: 1000,
       poolSize: 8,
       statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      readTimeoutMs: READ_TIMEOUT_MS,
+      onChange: (report) => changes.push({ state: report.state, at: Date.now() }),
     });
     const result = readConfig({
       JWT_SECRET: SECRET,
@@ -76,6 +134,8 @@ describe('Read replicas', () => {
     await vi.waitFor(() => expect(replicas.report()[0]!.state).toBe('in rotation'), { timeout: 20_000, interval: 100 });
   }, 120_000);
   afterAll(async () => {
+    // First: a stopped cluster would hold pg_ctl stop, and the pools' ends, for ever.
+    wake(hung.splice(0));
     await server?.stop();
     await replicas?.close();
     await database?.close();
@@ -92,6 +152,8 @@ describe('Read replicas', () => {
         ...(consistency === undefined ? {} : { 'backscroll-consistency': consistency }),
       },
       body: JSON.stringify({ query, variables }),
+      // A read the server never answers fails the test here instead of hanging it.
+      signal: AbortSignal.timeout(20_000),
     });
     return { status: response.status, token: response.headers.get('backscroll-consistency'), body: (await response.json()) as Answer['body'] };
   };
@@ -202,6 +264,100 @@ describe('Read replicas', () => {
       { timeout: 30_000, interval: 100 },
     );
     console.log(`replica back in rotation ${Date.now() - startedAt} ms after it started`);
+    expect((await readyz()).replicas.map((r) => r.state)).toEqual(['in rotation']);
+  });
+
+  it(`keeps every read within ${HUNG_READ_BOUND_MS} ms while the replica hangs (SIGSTOP), takes it out of rotation within ${OUT_OF_ROTATION_WITHIN_MS} ms, and reads from it again within 30 s of SIGCONT`, { timeout: 90_000 }, async () => {
+    await vi.waitFor(() => expect(replicas.report()[0]!.state).toBe('in rotation'), { timeout: 30_000, interval: 100 });
+    const write = await send();
+    // Reads without a token see the send on the replica too.
+    await vi.waitFor(() => expect(parseWalPosition(replicas.report()[0]!.replayed ?? '0/0')! >= parseWalPosition(write.token)!).toBe(true), { timeout: 10_000 });
+
+    interface Read {
+      startedAt: number;
+      ms: number;
+      /** What went wrong: an error code, or the seqs of a page missing the send; null: none. */
+      problem: unknown;
+    }
+    const log: Read[] = [];
+    let done = false;
+    /** Reads the newest page of the shared conversation until `done`: it shows `write`. */
+    const reader = async () => {
+      while (!done) {
+        const startedAt = Date.now();
+        const read = await gql(NEWEST_PAGE, { c: conversationId });
+        const problem = read.body.errors?.map((e) => e.extensions?.code) ?? (seqsOf(read).includes(write.seq) ? null : seqsOf(read));
+        log.push({ startedAt, ms: Date.now() - startedAt, problem });
+      }
+    };
+    /** Sends to `into` and reads it back with the send's token, which a hung replica never replays: the read waits for it at most REPLICA_MAX_WAIT_MS. */
+    const tokenReader = async (into: string) => {
+      while (!done) {
+        const own = await send(into);
+        const startedAt = Date.now();
+        const read = await gql(NEWEST_PAGE, { c: into }, own.token);
+        const problem = read.body.errors?.map((e) => e.extensions?.code) ?? (seqsOf(read).includes(own.seq) ? null : seqsOf(read));
+        log.push({ startedAt, ms: Date.now() - startedAt, problem });
+      }
+    };
+    const own = (await gql('mutation { createConversation(input: { memberIds: ["bob"] }) { conversation { id } } }', {})).body.data.createConversation.conversation.id as string;
+    const readers = Promise.all([reader(), reader(), reader(), tokenReader(own)]);
+    // Awaited below; a reader failing meanwhile is not an unhandled rejection.
+    readers.catch(() => undefined);
+    try {
+      // Reads are under way on the replica when it hangs.
+      const started = replicas.reads().replicas[0]!;
+      await vi.waitFor(() => expect(replicas.reads().replicas[0]).toBeGreaterThan(started + 20), { timeout: 10_000, interval: 10 });
+      const readsBefore = replicas.reads().replicas[0]!;
+      await hang(replica, hung);
+      const stoppedAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, HANG_MS));
+      const metrics = await (await fetch(server.url.replace('/graphql', '/metrics'))).text();
+      const duringHang = {
+        readyz: await readyz(),
+        inRotationGauge: /^backscroll_db_replica_in_rotation\{replica="0"\} (\S+)$/m.exec(metrics)?.[1],
+      };
+      done = true;
+      await readers;
+
+      const afterStop = log.filter((r) => r.startedAt + r.ms > stoppedAt);
+      const inFlightAtStop = afterStop.filter((r) => r.startedAt <= stoppedAt);
+      const late = afterStop.filter((r) => r.startedAt >= stoppedAt + OUT_OF_ROTATION_WITHIN_MS);
+      const left = changes.find((c) => c.at >= stoppedAt && c.state !== 'in rotation');
+      const slowest = (reads: Read[]) => Math.max(0, ...reads.map((r) => r.ms));
+      console.log(
+        `replica hung: ${afterStop.length} reads ended after the stop, ${replicas.reads().replicas[0]! - readsBefore} of them sent to the hung replica; ` +
+          `${inFlightAtStop.length} in flight at the stop, the slowest ${slowest(inFlightAtStop)} ms; the slowest of all ${slowest(afterStop)} ms; ` +
+          `${late.length} started ${OUT_OF_ROTATION_WITHIN_MS} ms or more after it, the slowest ${slowest(late)} ms; ` +
+          `out of rotation (${left?.state}) ${left === undefined ? 'never' : `${left.at - stoppedAt} ms`} after the stop`,
+      );
+      expect({
+        failed: afterStop.filter((r) => r.problem !== null),
+        slow: afterStop.filter((r) => r.ms > HUNG_READ_BOUND_MS),
+        slowLate: late.filter((r) => r.ms > PROMPT_READ_MS),
+        leftWithin: left !== undefined && left.at - stoppedAt < OUT_OF_ROTATION_WITHIN_MS,
+        duringHang: { status: duringHang.readyz.status, states: duringHang.readyz.replicas.map((r) => r.state), inRotationGauge: duringHang.inRotationGauge },
+      }).toEqual({ failed: [], slow: [], slowLate: [], leftWithin: true, duringHang: { status: 'ready', states: ['down'], inRotationGauge: '0' } });
+      expect(late.length).toBeGreaterThan(10);
+      expect(inFlightAtStop.length).toBeGreaterThan(0);
+    } finally {
+      done = true;
+      await readers.catch(() => undefined);
+      wake(hung.splice(0));
+    }
+
+    const wokenAt = Date.now();
+    const before = replicas.reads().replicas[0]!;
+    await vi.waitFor(
+      async () => {
+        const read = await gql(NEWEST_PAGE, { c: conversationId });
+        expect(read.body.errors).toBeUndefined();
+        expect(replicas.reads().replicas[0]).toBeGreaterThan(before);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    const back = changes.find((c) => c.at >= wokenAt && c.state === 'in rotation');
+    console.log(`hung replica back in rotation ${back === undefined ? '?' : back.at - wokenAt} ms after SIGCONT, serving reads ${Date.now() - wokenAt} ms after it`);
     expect((await readyz()).replicas.map((r) => r.state)).toEqual(['in rotation']);
   });
 

@@ -14,7 +14,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   jwtIssuer: null,
   jwtAudience: null,
   databaseUrl: null,
-  replicas: { urls: [], maxWaitMs: 50, maxLagMs: 1000 },
+  replicas: { urls: [], maxWaitMs: 50, maxLagMs: 1000, readTimeoutMs: 2000 },
   dataDir: '.backscroll',
   introspection: true,
   landingPage: true,
@@ -288,7 +288,7 @@ describe('Configuration: read replicas', () => {
 
   it('reads replica URLs separated by commas, around white space, in order', () => {
     const result = readConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: ' postgres://r1/db , postgresql://u:p@r2:5433/db' });
-    expect(result.ok && result.config.replicas).toEqual({ urls: ['postgres://r1/db', 'postgresql://u:p@r2:5433/db'], maxWaitMs: 50, maxLagMs: 1000 });
+    expect(result.ok && result.config.replicas).toEqual({ urls: ['postgres://r1/db', 'postgresql://u:p@r2:5433/db'], maxWaitMs: 50, maxLagMs: 1000, readTimeoutMs: 2000 });
   });
 
   it('reads an unset or empty list as no replicas', () => {
@@ -301,16 +301,24 @@ describe('Configuration: read replicas', () => {
     expect(JSON.stringify(result)).not.toContain('secret');
   });
 
-  it('accepts the wait from 0 to 60,000 ms and the lag from 0 to an hour', () => {
-    const result = readConfig({ DATABASE_URL, REPLICA_MAX_WAIT_MS: '0', REPLICA_MAX_LAG_MS: '3600000' });
-    expect(result.ok && result.config.replicas).toEqual({ urls: [], maxWaitMs: 0, maxLagMs: 3_600_000 });
+  it('accepts the wait from 0 to 60,000 ms, the lag from 0 to an hour, and the read timeout from 10 ms to an hour', () => {
+    const result = readConfig({ DATABASE_URL, REPLICA_MAX_WAIT_MS: '0', REPLICA_MAX_LAG_MS: '3600000', REPLICA_READ_TIMEOUT_MS: '10' });
+    expect(result.ok && result.config.replicas).toEqual({ urls: [], maxWaitMs: 0, maxLagMs: 3_600_000, readTimeoutMs: 10 });
   });
 
-  it('refuses a wait or a lag out of range or not an integer, naming it and echoing the value', () => {
-    expect([readConfig({ REPLICA_MAX_WAIT_MS: '60001' }), readConfig({ REPLICA_MAX_LAG_MS: '-1' }), readConfig({ REPLICA_MAX_LAG_MS: '1s' })]).toEqual([
+  it('refuses a wait, a lag or a read timeout out of range or not an integer, naming it and echoing the value', () => {
+    expect([
+      readConfig({ REPLICA_MAX_WAIT_MS: '60001' }),
+      readConfig({ REPLICA_MAX_LAG_MS: '-1' }),
+      readConfig({ REPLICA_MAX_LAG_MS: '1s' }),
+      readConfig({ REPLICA_READ_TIMEOUT_MS: '9' }),
+      readConfig({ REPLICA_READ_TIMEOUT_MS: '2s' }),
+    ]).toEqual([
       refused(['REPLICA_MAX_WAIT_MS', '0 to 60000', '"60001"']),
       refused(['REPLICA_MAX_LAG_MS', '0 to 3600000', '"-1"']),
       refused(['REPLICA_MAX_LAG_MS', '"1s"']),
+      refused(['REPLICA_READ_TIMEOUT_MS', '10 to 3600000', '"9"']),
+      refused(['REPLICA_READ_TIMEOUT_MS', '"2s"']),
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { withDeadline } from '../../src/db/deadline.ts';
-import { DatabaseUnavailableError } from '../../src/db/errors.ts';
+import { DatabaseNoAnswerError, DatabaseUnavailableError } from '../../src/db/errors.ts';
 
 const after = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -16,9 +16,10 @@ describe('withDeadline', () => {
     await expect(withDeadline(Promise.reject(failure), 200, () => undefined)).rejects.toBe(failure);
   });
 
-  it('answers DatabaseUnavailableError once the deadline passes, and withdraws the work', async () => {
+  it('answers DatabaseNoAnswerError, a DatabaseUnavailableError, once the deadline passes, and withdraws the work', async () => {
     let withdrawn = false;
     const result = withDeadline(after(5_000, 'rows'), 30, () => (withdrawn = true));
+    await expect(result).rejects.toBeInstanceOf(DatabaseNoAnswerError);
     await expect(result).rejects.toBeInstanceOf(DatabaseUnavailableError);
     await expect(result).rejects.toThrow('did not answer within 30 ms');
     expect(withdrawn).toBe(true);
