@@ -16,6 +16,10 @@
  * A transaction that fails stores nothing, and each of its sends is then
  * stored alone, so each gets its own answer (a retry its first copy, a bad
  * one its own error): coalescing never changes what a send answers.
+ *
+ * The shared transaction runs on the runner of its first send's request:
+ * that request's statement count (and database time budget) carries the
+ * others' statements, which show none.
  */
 import type { SqlRunner } from '../db/runner.ts';
 import type { Publisher } from './notify.ts';
