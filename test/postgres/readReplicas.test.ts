@@ -157,6 +157,18 @@ describe('Read replicas', () => {
     });
     return { status: response.status, token: response.headers.get('backscroll-consistency'), body: (await response.json()) as Answer['body'] };
   };
+  /** Waits (up to 30 s) until a page read succeeds and the replica has served a read since the call. */
+  const untilReplicaServes = async () => {
+    const before = replicas.reads().replicas[0]!;
+    await vi.waitFor(
+      async () => {
+        const read = await gql(NEWEST_PAGE, { c: conversationId });
+        expect(read.body.errors).toBeUndefined();
+        expect(replicas.reads().replicas[0]).toBeGreaterThan(before);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+  };
   const seqsOf = (answer: Answer): number[] => answer.body.data.conversation.messages.edges.map((e: { node: { seq: number } }) => e.node.seq);
   let sent = 0;
   /** Sends to `into` (the shared conversation unless given) and answers the seq and the response's token. */
@@ -254,15 +266,7 @@ describe('Read replicas', () => {
 
     await replica.start();
     const startedAt = Date.now();
-    const before = replicas.reads().replicas[0]!;
-    await vi.waitFor(
-      async () => {
-        const read = await gql(NEWEST_PAGE, { c: conversationId });
-        expect(read.body.errors).toBeUndefined();
-        expect(replicas.reads().replicas[0]).toBeGreaterThan(before);
-      },
-      { timeout: 30_000, interval: 100 },
-    );
+    await untilReplicaServes();
     console.log(`replica back in rotation ${Date.now() - startedAt} ms after it started`);
     expect((await readyz()).replicas.map((r) => r.state)).toEqual(['in rotation']);
   });
@@ -347,15 +351,7 @@ describe('Read replicas', () => {
     }
 
     const wokenAt = Date.now();
-    const before = replicas.reads().replicas[0]!;
-    await vi.waitFor(
-      async () => {
-        const read = await gql(NEWEST_PAGE, { c: conversationId });
-        expect(read.body.errors).toBeUndefined();
-        expect(replicas.reads().replicas[0]).toBeGreaterThan(before);
-      },
-      { timeout: 30_000, interval: 100 },
-    );
+    await untilReplicaServes();
     const back = changes.find((c) => c.at >= wokenAt && c.state === 'in rotation');
     console.log(`hung replica back in rotation ${back === undefined ? '?' : back.at - wokenAt} ms after SIGCONT, serving reads ${Date.now() - wokenAt} ms after it`);
     expect((await readyz()).replicas.map((r) => r.state)).toEqual(['in rotation']);
