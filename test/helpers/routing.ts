@@ -157,7 +157,7 @@ function shortValue(value: unknown): string {
 }
 
 /** A connection to `url` for `partitionsRead`: plans for the values bound, in UTC. */
-function explainingClient(url: string): postgres.Sql {
+export function explainingClient(url: string): postgres.Sql {
   return postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: 'force_custom_plan', TimeZone: 'UTC' } });
 }
 
@@ -166,7 +166,7 @@ function explainingClient(url: string): postgres.Sql {
  * `params` bound, on a connection of `sql` that plans for the values
  * (`explainingClient`).
  */
-async function partitionsRead(sql: postgres.Sql, text: string, params: readonly unknown[]): Promise<Record<string, number[]>> {
+export async function partitionsRead(sql: postgres.Sql, text: string, params: readonly unknown[]): Promise<Record<string, number[]>> {
   const [row] = await sql.unsafe(`explain (format json) ${text}`, params as postgres.ParameterOrJSON<never>[]);
   return partitionsIn((row!['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan);
 }
@@ -230,7 +230,7 @@ export async function routeRecorded(url: string, recorded: Iterable<Recorded | n
  * group has the same modulus and the same hash of a uuid, so the same
  * number holds the same conversation in each).
  */
-async function shardsOf(sql: postgres.Sql, ids: readonly string[]): Promise<number[]> {
+export async function shardsOf(sql: postgres.Sql, ids: readonly string[]): Promise<number[]> {
   if (ids.length === 0) return [];
   const conversationTable = distributedTables.find((t) => t.group === 'conversation')!.table;
   const rows = await sql<{ shard: number }[]>`

@@ -65,7 +65,7 @@ const MULTI_CONVERSATION: Record<string, string> = {
   'store/inbox.ts findFirstUnreads': "first unread message of an inbox page's conversations, one batch",
   'store/inbox.ts findLastMessages': "last message of an inbox page's conversations, one batch",
   'store/conversations.ts findMemberConversations': "the conversation loader: a request's conversation ids, one batch",
-  'search/postgresSearch.ts search': "search across the viewer's conversations (and, today, within one: see the README)",
+  'search/postgresSearch.ts searchAllConversations': "search across the viewer's conversations (within one is searchOneConversation, held to one shard)",
   'store/mentions.ts scanMentions': "the viewer's mentions in every conversation, found by user",
   'store/stars.ts scanStarred': "the viewer's starred messages in every conversation, found by user",
   'store/liveHeads.ts readLiveHeads': 'the heads of every conversation a socket follows',
