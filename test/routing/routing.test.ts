@@ -51,6 +51,8 @@ const FILES = [
   'announcements',
   // Every field once, the member list among them (membership.test.ts asserts on plans, which name partitions here).
   'authorizationMatrix',
+  // Every keyed batch with keys of one conversation and of four at once.
+  'keyedBatches',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /**
