@@ -44,6 +44,11 @@
  * thread index that stops at the first reply the viewer can see. Only warm
  * bodies are hits (archived ones are not searched), with words or without.
  *
+ * Narrowed to one conversation, every lookup names that conversation as
+ * the bound value, never as a column of another row (`conversationOf`), so
+ * the statement prunes to its one shard (one Citus router query); across
+ * the viewer's conversations it reads the shards of all of them.
+ *
  * Revokes, purges, erasures and the retention purge delete body rows, so
  * their index entries go in the same statement; clears, hides, membership
  * and retention not yet purged are the filter of steps 1-4, evaluated at the
@@ -152,6 +157,40 @@ const mm = alias(messageMentions, 'mm');
 const st = alias(messageStars, 'st');
 const pn = alias(messagePins, 'pn');
 
+/** How a statement names the conversation of the rows it looks up by (see `conversationOf`). */
+interface ConversationOf {
+  /** Narrowed to one conversation. */
+  narrowed: boolean;
+  /** The conversation of row `column`, as a lookup names it. */
+  of(column: AnyColumn | SQL): SQL;
+}
+
+/**
+ * How the statement of `shape` names the conversation of a row it looks
+ * up by: narrowed to one conversation, that conversation as bound, so
+ * PostgreSQL prunes each lookup at plan time (as Citus routes) where a
+ * correlated column (`s.conv_id`, `m.conv_id`) prunes nothing and reads
+ * every shard; across conversations, the row's own column.
+ */
+function conversationOf(shape: SearchShape, v: Slots<SearchValues>): ConversationOf {
+  return shape.narrowed ? { narrowed: true, of: () => sql`${v.convId}::uuid` } : { narrowed: false, of: (column) => sql`${column}` };
+}
+
+/**
+ * Joins message `m` at `seq` of row `row`'s conversation: one primary-key
+ * probe per candidate. Narrowed, the conversation is a constant, and a
+ * join lets PostgreSQL misjudge the filter's range of it (two senders in
+ * one conversation: 1 row estimated, 283 found) and rescan that range for
+ * every candidate instead (a word and two senders in one conversation of
+ * the bench data: 23,469 buffers, against 2,111 fenced and 3,054 before
+ * the conversation was named); fenced, the probe is all it can do.
+ */
+function messageAt(conv: ConversationOf, row: SQL, seq: SQL): SQL {
+  return conv.narrowed
+    ? sql`cross join lateral (select ${m}.* from ${messages} ${m} where ${m.convId} = ${conv.of(row)} and ${m.seq} = ${seq} offset 0) ${m}`
+    : sql`join ${messages} ${m} on ${m.convId} = ${row} and ${m.seq} = ${seq}`;
+}
+
 /**
  * Whether `from` (a `from ... where ...`) finds a row: a scalar subquery,
  * so it stays a probe of one candidate, evaluated only when reached; EXISTS
@@ -168,10 +207,10 @@ function probe(from: SQL): SQL {
  * there are any; a pin, star or mention source needs no second look at its
  * own condition.
  */
-function filterConditions(shape: SearchShape, source: Source, v: Slots<SearchValues>): SQL[] {
+function filterConditions(shape: SearchShape, source: Source, v: Slots<SearchValues>, conv: ConversationOf): SQL[] {
   const parts: SQL[] = [];
   if (source !== 'words') {
-    const body = sql`from ${messageBodies} ${wb} where ${wb.convId} = ${m.convId} and ${wb.seq} = ${m.seq}`;
+    const body = sql`from ${messageBodies} ${wb} where ${wb.convId} = ${conv.of(m.convId)} and ${wb.seq} = ${m.seq}`;
     parts.push(shape.words ? sql`coalesce((select ${wb.searchTerms} @@ s.search_query ${body}), false)` : probe(body));
   }
   if (shape.senders) parts.push(sql`${m.senderId} = any(${v.senderIds}::text[])`);
@@ -179,23 +218,25 @@ function filterConditions(shape: SearchShape, source: Source, v: Slots<SearchVal
   if (shape.sentBefore) parts.push(sql`${m.createdAt} < ${v.sentBefore}::timestamptz`);
   if (shape.mentionsMe !== null) {
     // Your own messages never mention you, whoever they name.
-    const named = probe(sql`from ${messageMentions} ${mm} where ${mm.convId} = ${m.convId} and ${mm.seq} = ${m.seq} and ${mm.userId} in (${v.viewerId}, '')`);
+    const named = probe(sql`from ${messageMentions} ${mm} where ${mm.convId} = ${conv.of(m.convId)} and ${mm.seq} = ${m.seq} and ${mm.userId} in (${v.viewerId}, '')`);
     const notMine = sql`${m.senderId} <> ${v.viewerId}`;
     parts.push(source === 'mentions' ? notMine : shape.mentionsMe ? sql`${notMine} and ${named}` : sql`not (${notMine} and ${named})`);
   }
   if (shape.starred !== null && source !== 'stars') {
-    const starred = probe(sql`from ${messageStars} ${st} where ${st.convId} = ${m.convId} and ${st.seq} = ${m.seq} and ${st.userId} = ${v.viewerId}`);
+    const starred = probe(sql`from ${messageStars} ${st} where ${st.convId} = ${conv.of(m.convId)} and ${st.seq} = ${m.seq} and ${st.userId} = ${v.viewerId}`);
     parts.push(shape.starred ? starred : sql`not ${starred}`);
   }
   if (shape.pinned !== null && source !== 'pins') {
-    const pinned = probe(sql`from ${messagePins} ${pn} where ${pn.convId} = ${m.convId} and ${pn.seq} = ${m.seq}`);
+    const pinned = probe(sql`from ${messagePins} ${pn} where ${pn.convId} = ${conv.of(m.convId)} and ${pn.seq} = ${m.seq}`);
     parts.push(shape.pinned ? pinned : sql`not ${pinned}`);
   }
   if (shape.hasReplies !== null) {
     // As `replyCount` counts them: the thread's replies the viewer can see.
     // Replies come after their root, so above the floor as it is: only the
     // hide is tested, and the thread index is the one range to read.
-    const replied = probe(sql`from ${messages} ${r} where ${r.convId} = ${m.convId} and ${r.threadRootSeq} = ${m.seq} and not ${hiddenFrom(r.convId, v.viewerId, r.seq)}`);
+    const replied = probe(
+      sql`from ${messages} ${r} where ${r.convId} = ${conv.of(m.convId)} and ${r.threadRootSeq} = ${m.seq} and not ${hiddenFrom(conv.of(r.convId), v.viewerId, r.seq)}`,
+    );
     parts.push(shape.hasReplies ? replied : sql`not ${replied}`);
   }
   return parts;
@@ -212,58 +253,72 @@ function andAll(conditions: SQL[]): SQL {
  * first, that the viewer may see and that pass `filter`: rows of (conv_id,
  * seq, created_at). The words' older range has its own form (`olderWords`).
  */
-function candidates(source: Exclude<Source, 'words'> | 'recent words', v: Slots<SearchValues>, low: SQL, high: SQL, filter: SQL[]): SQL {
+function candidates(
+  source: Exclude<Source, 'words'> | 'recent words',
+  v: Slots<SearchValues>,
+  conv: ConversationOf,
+  low: SQL,
+  high: SQL,
+  filter: SQL[],
+): SQL {
   const columns = sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at`;
   const shown = sql`${m.revokedAt} is null and ${m.erasedAt} is null`;
+  const scoped = conv.of(sql`s.conv_id`);
+  const visible = visibleTo(m, v.viewerId, sql`s.floor_seq`, conv.of(m.convId));
   if (source === 'recent words') {
-    return sql`${columns} from ${messageBodies} ${b} join ${messages} ${m} on ${m.convId} = ${b.convId} and ${m.seq} = ${b.seq}
-      where ${b.convId} = s.conv_id and ${b.seq} > ${low} and ${b.seq} < ${high}
-        and ${b.searchTerms} @@ s.search_query and ${shown} and ${visibleTo(m, v.viewerId, sql`s.floor_seq`)}${andAll(filter)}
+    return sql`${columns} from ${messageBodies} ${b} ${messageAt(conv, sql`${b.convId}`, sql`${b.seq}`)}
+      where ${b.convId} = ${scoped} and ${b.seq} > ${low} and ${b.seq} < ${high}
+        and ${b.searchTerms} @@ s.search_query and ${shown} and ${visible}${andAll(filter)}
       order by ${b.seq} desc limit ${v.limit}`;
   }
   if (source === 'messages') {
     return sql`${columns} from ${messages} ${m}
-      where ${m.convId} = s.conv_id and ${m.seq} > ${low} and ${m.seq} < ${high} and ${shown} and ${visibleTo(m, v.viewerId, sql`s.floor_seq`)}${andAll(filter)}
+      where ${m.convId} = ${scoped} and ${m.seq} > ${low} and ${m.seq} < ${high} and ${shown} and ${visible}${andAll(filter)}
       order by ${m.seq} desc limit ${v.limit}`;
   }
   const keys =
     source === 'pins'
-      ? sql`select ${pn.seq} as seq from ${messagePins} ${pn} where ${pn.convId} = s.conv_id and ${pn.seq} > ${low} and ${pn.seq} < ${high}`
+      ? sql`select ${pn.seq} as seq from ${messagePins} ${pn} where ${pn.convId} = ${scoped} and ${pn.seq} > ${low} and ${pn.seq} < ${high}`
       : source === 'stars'
         ? sql`select ${st.seq} as seq from ${messageStars} ${st}
-            where ${st.convId} = s.conv_id and ${st.seq} > ${low} and ${st.seq} < ${high} and ${st.userId} = ${v.viewerId}`
+            where ${st.convId} = ${scoped} and ${st.seq} > ${low} and ${st.seq} < ${high} and ${st.userId} = ${v.viewerId}`
         : source === 'mentions'
           ? // The viewer's mentions and everyone's, through (user_id, conv_id, seq): a message naming both is one candidate.
             sql`select distinct ${mm.seq} as seq from ${messageMentions} ${mm}
-              where ${mm.userId} in (${v.viewerId}, '') and ${mm.convId} = s.conv_id and ${mm.seq} > ${low} and ${mm.seq} < ${high}`
+              where ${mm.userId} in (${v.viewerId}, '') and ${mm.convId} = ${scoped} and ${mm.seq} > ${low} and ${mm.seq} < ${high}`
           : // The roots of threads, through the thread index; whether the viewer can see a reply is the filter's to say.
             sql`select distinct ${rt.threadRootSeq} as seq from ${messages} ${rt}
-              where ${rt.convId} = s.conv_id and ${rt.threadRootSeq} > ${low} and ${rt.threadRootSeq} < ${high}`;
+              where ${rt.convId} = ${scoped} and ${rt.threadRootSeq} > ${low} and ${rt.threadRootSeq} < ${high}`;
   // The keys sorted and fenced, then one probe of messages each: the probe
   // has nothing to range over, so no plan reads the conversation for it, and
   // the hide is tested on the key before the probe.
   return sql`${columns} from (${keys} order by seq desc offset 0) k
-    join ${messages} ${m} on ${m.convId} = s.conv_id and ${m.seq} = k.seq
-    where not ${hiddenFrom(sql`s.conv_id`, v.viewerId, sql`k.seq`)} and ${shown}${andAll(filter)}
+    ${messageAt(conv, sql`s.conv_id`, sql`k.seq`)}
+    where not ${hiddenFrom(scoped, v.viewerId, sql`k.seq`)} and ${shown}${andAll(filter)}
     order by k.seq desc limit ${v.limit}`;
 }
 
-/** The words' matches of scope row `s` below its window, newest first: the whole GIN lookup, fenced (see the module comment). */
-function olderWords(v: Slots<SearchValues>, filter: SQL[]): SQL {
+/**
+ * The words' matches of scope row `s` below its window, newest first: the
+ * whole GIN lookup, fenced (see the module comment). Narrowed, the lookup
+ * names the conversation too, so it reads that shard's index alone.
+ */
+function olderWords(v: Slots<SearchValues>, conv: ConversationOf, filter: SQL[]): SQL {
+  const shard = conv.narrowed ? sql` and ${b.convId} = ${conv.of(b.convId)}` : sql``;
   return sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at from (
       select found.conv_id, found.seq from (
         -- Fenced: only the GIN index can answer this, once per conversation.
         select ${b.convId} as conv_id, ${b.seq} as seq from ${messageBodies} ${b}
-        where ${b.searchTerms} @@ s.search_query
+        where ${b.searchTerms} @@ s.search_query${shard}
         offset 0) found
       where found.conv_id = s.conv_id and found.seq > s.low_seq and found.seq <= s.window_low
       -- Sorted before the visibility checks (fenced again), so they stop once the page is full.
       order by found.seq desc
       offset 0) found
-    join ${messages} ${m} on ${m.convId} = found.conv_id and ${m.seq} = found.seq
+    ${messageAt(conv, sql`found.conv_id`, sql`found.seq`)}
     -- Above the floor already; the hide is tested on the match itself, so
     -- a hidden match costs a probe of the ranges, not of messages too.
-    where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(sql`found.conv_id`, v.viewerId, sql`found.seq`)}${andAll(filter)}
+    where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(conv.of(sql`found.conv_id`), v.viewerId, sql`found.seq`)}${andAll(filter)}
     order by found.seq desc
     limit ${v.limit}`;
 }
@@ -271,7 +326,8 @@ function olderWords(v: Slots<SearchValues>, filter: SQL[]): SQL {
 /** The search statement of `shape`; see the module comment. */
 function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   const source = sourceOf(shape);
-  const filter = filterConditions(shape, source, v);
+  const conv = conversationOf(shape, v);
+  const filter = filterConditions(shape, source, v, conv);
   // Creation time follows seq within a conversation, so "after the cursor"
   // is "below one seq" in each: the first message at or past the cursor,
   // found by one probe of (conv_id, created_at, seq). `sentBefore` and
@@ -280,18 +336,18 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   const stops: SQL[] = [];
   if (shape.paged) {
     stops.push(sql`coalesce((select ${e.seq} from ${messages} ${e}
-          where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${afterTime}
+          where ${e.convId} = ${conv.of(mb.convId)} and ${e.createdAt} >= ${afterTime}
             and (${e.createdAt}, ${e.convId}, ${e.seq}) >= (${afterTime}, ${v.afterConvId}::uuid, ${v.afterSeq}::int8)
           order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`);
   }
   if (shape.sentBefore) {
     stops.push(sql`coalesce((select ${e.seq} from ${messages} ${e}
-          where ${e.convId} = ${mb.convId} and ${e.createdAt} >= ${v.sentBefore}::timestamptz
+          where ${e.convId} = ${conv.of(mb.convId)} and ${e.createdAt} >= ${v.sentBefore}::timestamptz
           order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`);
   }
   const sentAfterSeq = shape.sentAfter
     ? sql`coalesce((select ${e.seq} from ${messages} ${e}
-          where ${e.convId} = ${mb.convId} and ${e.createdAt} <= ${v.sentAfter}::timestamptz
+          where ${e.convId} = ${conv.of(mb.convId)} and ${e.createdAt} <= ${v.sentAfter}::timestamptz
           order by ${e.createdAt} desc, ${e.seq} desc limit 1), 0)`
     : sql`0`;
   const stopSeq = stops.length === 0 ? sql`${c.maxSeq} + 1` : stops.length === 1 ? stops[0]! : sql`least(${sql.join(stops, sql`, `)})`;
@@ -300,13 +356,13 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   // written inside the walks, it was rebuilt (a replace and a tsquery parse)
   // for every body row they test, a third of a search's time on the bench.
   const searchQuery = shape.words ? sql`, ${keyedQuery(v.tsqueryTemplate, searchKeySql(sql`s.conv_id`))} as search_query` : sql``;
-  const recent = candidates(source === 'words' ? 'recent words' : source, v, sql`s.window_low`, sql`s.stop_seq`, filter);
-  const older = source === 'words' ? olderWords(v, filter) : candidates(source, v, sql`s.low_seq`, sql`s.window_low + 1`, filter);
+  const recent = candidates(source === 'words' ? 'recent words' : source, v, conv, sql`s.window_low`, sql`s.stop_seq`, filter);
+  const older = source === 'words' ? olderWords(v, conv, filter) : candidates(source, v, conv, sql`s.low_seq`, sql`s.window_low + 1`, filter);
   return sql`with scope as (
       select s.*, greatest(s.low_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low${searchQuery}
       from (
         select f.*, greatest(f.floor_seq, f.after_seq) as low_seq from (
-          select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v)} as floor_seq, ${sentAfterSeq} as after_seq, ${stopSeq} as stop_seq
+          select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v, conv.of(c.id))} as floor_seq, ${sentAfterSeq} as after_seq, ${stopSeq} as stop_seq
           from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
           where ${mb.userId} = ${v.viewerId} and ${scope}
           offset 0) f) s),
@@ -322,7 +378,7 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
         and (not exists (select from bar)
           -- The window's first message bounds everything below it.
           or coalesce((select (${e.createdAt}, ${e.convId}, ${e.seq}) > (select created_at, conv_id, seq from bar)
-            from ${messages} ${e} where ${e.convId} = s.conv_id and ${e.seq} > s.window_low
+            from ${messages} ${e} where ${e.convId} = ${conv.of(sql`s.conv_id`)} and ${e.seq} > s.window_low
             order by ${e.seq} limit 1), true))),
     page as (
       select * from recent union all select * from older
@@ -330,8 +386,8 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
       limit ${v.limit})
     select ${messageColumns(m)}, ${b.text} as text, (extract(epoch from ${m.createdAt}) * 1000000)::int8 as created_micros
     from page p
-    join ${messages} ${m} on ${m.convId} = p.conv_id and ${m.seq} = p.seq
-    join ${messageBodies} ${b} on ${b.convId} = p.conv_id and ${b.seq} = p.seq
+    join ${messages} ${m} on ${m.convId} = ${conv.of(sql`p.conv_id`)} and ${m.seq} = p.seq
+    join ${messageBodies} ${b} on ${b.convId} = ${conv.of(sql`p.conv_id`)} and ${b.seq} = p.seq
     order by ${m.createdAt} desc, ${m.convId} desc, ${m.seq} desc`;
 }
 
@@ -377,39 +433,63 @@ function statementOf(shape: SearchShape): Statement<SearchValues> {
   return rendered;
 }
 
+/** The values `request` binds into its statement. */
+function valuesOf(request: SearchRequest): SearchValues {
+  const { after, filter } = request;
+  return {
+    ...retentionValues(request.retention),
+    viewerId: request.viewerId,
+    tsqueryTemplate: request.query?.tsqueryTemplate ?? '',
+    size: request.size,
+    limit: request.size + 1,
+    convId: request.convId ?? '',
+    afterMicros: after?.createdMicros ?? 0,
+    afterConvId: after?.convId ?? '',
+    afterSeq: after?.seq ?? 0,
+    senderIds: filter.senderIds ?? [],
+    sentAfter: filter.sentAfter ?? '',
+    sentBefore: filter.sentBefore ?? '',
+  };
+}
+
+/**
+ * A search across every conversation the viewer is in: one statement,
+ * which reads the shards of all of them (a multi-shard query on Citus).
+ */
+async function searchAllConversations(db: SqlRunner, request: SearchRequest): Promise<SearchOutcome> {
+  const rows = await db.rows<Partial<HitRow>>(statementOf(shapeOf(request))(valuesOf(request)));
+  return hitsOf(rows, request.size);
+}
+
+/**
+ * A search within one conversation (`request.convId`): one statement,
+ * routed to that conversation's shard, which also says whether the viewer
+ * is in it. Sent from its own function so the routing check
+ * (test/routing/routing.test.ts) holds it to one shard.
+ */
+async function searchOneConversation(db: SqlRunner, request: SearchRequest): Promise<SearchOutcome> {
+  const rows = await db.rows<Partial<HitRow> & { is_member: boolean | null }>(statementOf(shapeOf(request))(valuesOf(request)));
+  if (rows[0]?.is_member !== true) return NOT_FOUND;
+  return hitsOf(rows, request.size);
+}
+
+/** A page of hits from a search statement's rows (a narrowed one's has a row without a hit when nothing matched). */
+function hitsOf(rows: readonly Partial<HitRow>[], size: number): SearchOutcome {
+  const hits = rows
+    .filter((r) => r.seq != null)
+    .map((r) => {
+      const row = r as HitRow;
+      return { message: messageRowOf(row), text: row.text, position: { createdMicros: row.created_micros, convId: row.convId, seq: row.seq } };
+    })
+    // A lateral join need not keep its rows' order: put them back in search order.
+    .sort((a, b) => newestFirst(a.position, b.position));
+  return { kind: 'hits', hits: hits.slice(0, size), hasNextPage: hits.length > size };
+}
+
 /** The PostgreSQL search backend. */
 export const postgresSearch: SearchBackend = {
   name: 'postgresql',
-  async search(db: SqlRunner, request: SearchRequest): Promise<SearchOutcome> {
-    const after = request.after;
-    const { filter } = request;
-    const rows = await db.rows<Partial<HitRow> & { is_member?: boolean | null }>(
-      statementOf(shapeOf(request))({
-        ...retentionValues(request.retention),
-        viewerId: request.viewerId,
-        tsqueryTemplate: request.query?.tsqueryTemplate ?? '',
-        size: request.size,
-        limit: request.size + 1,
-        convId: request.convId ?? '',
-        afterMicros: after?.createdMicros ?? 0,
-        afterConvId: after?.convId ?? '',
-        afterSeq: after?.seq ?? 0,
-        senderIds: filter.senderIds ?? [],
-        sentAfter: filter.sentAfter ?? '',
-        sentBefore: filter.sentBefore ?? '',
-      }),
-    );
-    if (request.convId !== null && rows[0]?.is_member !== true) return NOT_FOUND;
-    const hits = rows
-      .filter((r) => r.seq != null)
-      .map((r) => {
-        const row = r as HitRow;
-        return { message: messageRowOf(row), text: row.text, position: { createdMicros: row.created_micros, convId: row.convId, seq: row.seq } };
-      })
-      // A lateral join need not keep its rows' order: put them back in search order.
-      .sort((a, b) => newestFirst(a.position, b.position));
-    return { kind: 'hits', hits: hits.slice(0, request.size), hasNextPage: hits.length > request.size };
-  },
+  search: (db, request) => (request.convId === null ? searchAllConversations(db, request) : searchOneConversation(db, request)),
 };
 
 /** The search order: creation time, then conversation id, then seq, all descending. */

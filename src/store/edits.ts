@@ -11,11 +11,24 @@ import { conversations, members, messageBodies, messageEdits, messages } from '.
 import type { SqlRunner } from '../db/runner.ts';
 import { decideEdit, type EditDecision } from '../history/editRule.ts';
 import { searchVector } from '../history/searchText.ts';
+import { amongConversations } from './batchConversations.ts';
 import { recordChanges } from './changes.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
-import { type ActorMessageValues, actorMessage, bare, bareList, isoTime, messageColumns, type RetentionClock, retentionValues, selectList } from './sqlFragments.ts';
+import {
+  type ActorMessageValues,
+  actorMessage,
+  bare,
+  bareList,
+  isoTime,
+  keyValues,
+  type KeyValues,
+  messageColumns,
+  type RetentionClock,
+  retentionValues,
+  selectList,
+} from './sqlFragments.ts';
 import { statement } from './statement.ts';
 import type { MessageKey } from './messages.ts';
 
@@ -124,12 +137,13 @@ export interface EditsRequest extends MessageKey {
   limit: number;
 }
 
-const editPages = statement<{ convIds: string[]; seqs: number[]; befores: number[]; limits: number[] }>(
+/** The batch's conversations bound on the versions, so it reads their shards alone (batchConversations.ts). */
+const editPages = statement<KeyValues & { befores: number[]; limits: number[] }>(
   (v) => sql`select k.ord, ${selectList<EditRow>({ version: e.version, text: e.text, editedAt: isoTime(e.editedAt) })}
-      from unnest(${v.convIds}::uuid[], ${v.seqs}::int8[], ${v.befores}::int4[], ${v.limits}::int4[])
+      from unnest(${v.keyConvIds}::uuid[], ${v.keySeqs}::int8[], ${v.befores}::int4[], ${v.limits}::int4[])
         with ordinality as k(conv_id, seq, before_version, lim, ord)
       cross join lateral (select * from ${messageEdits} ${e}
-        where ${e.convId} = k.conv_id and ${e.seq} = k.seq and ${e.version} < k.before_version
+        where ${e.convId} = k.conv_id and ${amongConversations(e.convId, v.convIds)} and ${e.seq} = k.seq and ${e.version} < k.before_version
         order by ${e.version} desc limit k.lim) ${e}
       order by k.ord, ${e.version} desc`,
 );
@@ -143,8 +157,7 @@ export async function findEdits(db: SqlRunner, requests: readonly EditsRequest[]
   if (requests.length === 0) return [];
   const rows = await db.rows<EditRow & { ord: number }>(
     editPages({
-      convIds: requests.map((r) => r.convId),
-      seqs: requests.map((r) => r.seq),
+      ...keyValues(requests),
       befores: requests.map((r) => r.beforeVersion ?? 2_147_483_647),
       limits: requests.map((r) => r.limit),
     }),

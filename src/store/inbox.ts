@@ -12,6 +12,7 @@ import { conversations, members, messages, userInbox } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { InboxPosition } from '../history/inboxCursor.ts';
 import { UNREAD_CAP, UNREAD_SCAN_LIMIT, type UnreadCount, unreadCountOf } from '../history/unreadCount.ts';
+import { amongConversations, keyedAmong } from './batchConversations.ts';
 import { inKeyOrder } from './batch.ts';
 import { conversationColumns } from './conversations.ts';
 import { unreadMentionsOf } from './mentions.ts';
@@ -287,22 +288,25 @@ const sender = alias(members, 's');
  * to every key read members x messages rows (500,000 index entries for a
  * page of 50 in a group of 10,000). The sender is then taken back out,
  * when their own cursor reached the message, by a probe of their member row.
+ * The batch's conversations are bound on every table it reads, so it reads
+ * their shards alone (batchConversations.ts); messages and senders' member
+ * rows are found by them (`keyedAmong`), the histogram keeps its own range.
  */
 const readerCounts = statement<KeyValues>(
   (v) => sql`select t.conv_id, t.seq,
         t.at_or_above - coalesce((select (${sender.readSeq} >= t.seq)::int from ${members} ${sender}
-          where ${sender.convId} = t.conv_id and ${sender.userId} = t.sender_id), 0) as readers
+          where ${keyedAmong(sender.convId, sql`t.conv_id`, v.convIds)} and ${sender.userId} = t.sender_id), 0) as readers
       from (select u.conv_id, u.pos as seq, u.sender_id,
           (sum(u.n) over (partition by u.conv_id order by u.pos desc))::int8 as at_or_above
         from (
           select k.conv_id, k.seq as pos, ${m.senderId} as sender_id, 0::int8 as n
             from ${keyArrays(v)} as k(conv_id, seq)
-            join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
+            join ${messages} ${m} on ${keyedAmong(m.convId, sql`k.conv_id`, v.convIds)} and ${m.seq} = k.seq
           union all
           select low.conv_id, h.read_seq, null, h.n
             from (select k.conv_id, min(k.seq) as seq from ${keyArrays(v)} as k(conv_id, seq) group by k.conv_id) low
             cross join lateral (select ${r.readSeq} as read_seq, count(*) as n from ${members} ${r}
-              where ${r.convId} = low.conv_id and ${r.readSeq} >= low.seq group by ${r.readSeq}) h
+              where ${r.convId} = low.conv_id and ${amongConversations(r.convId, v.convIds)} and ${r.readSeq} >= low.seq group by ${r.readSeq}) h
         ) u) t
       where t.sender_id is not null`,
 );

@@ -11,6 +11,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageMentions, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { MentionPosition } from '../history/listCursors.ts';
+import { amongConversations } from './batchConversations.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
@@ -88,10 +89,11 @@ export interface MessageMentions {
   everyone: boolean;
 }
 
+/** The batch's conversations bound on the mentions, so it reads their shards alone (batchConversations.ts). */
 const mentionsOfKeys = statement<KeyValues>(
   (v) => sql`select ${mm.convId} as "convId", ${mm.seq} as seq, ${mm.userId} as "userId"
       from ${keyArrays(v)} as k(conv_id, seq)
-      join ${messageMentions} ${mm} on ${mm.convId} = k.conv_id and ${mm.seq} = k.seq
+      join ${messageMentions} ${mm} on ${mm.convId} = k.conv_id and ${mm.seq} = k.seq and ${amongConversations(mm.convId, v.convIds)}
       order by ${mm.position}`,
 );
 

@@ -7,6 +7,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { type ArchiveReader, ArchiveUnavailableError, processArchive, type SegmentRef, type SegmentTexts } from '../archive/reader.ts';
 import { archiveSegments, conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
+import { amongConversations, inBatch, keyedAmong } from './batchConversations.ts';
 import { inKeyOrder } from './batch.ts';
 import type { MessageRow } from './rows.ts';
 import {
@@ -40,13 +41,14 @@ const b = alias(messageBodies, 'b');
 const mb = alias(members, 'mb');
 const c = alias(conversations, 'c');
 
+/** The batch's conversations bound on every table and lookup, so it reads their shards alone (batchConversations.ts). */
 const visibleMessages = statement<KeyValues & RetentionValues & { viewerId: string }>(
   (v) => sql`select ${messageColumns(m)}
       from ${keyArrays(v)} as k(conv_id, seq)
-      join ${members} ${mb} on ${mb.convId} = k.conv_id and ${mb.userId} = ${v.viewerId}
-      join ${conversations} ${c} on ${c.id} = k.conv_id
-      join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
-      where ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v))}`,
+      join ${members} ${mb} on ${keyedAmong(mb.convId, sql`k.conv_id`, v.convIds)} and ${mb.userId} = ${v.viewerId}
+      join ${conversations} ${c} on ${c.id} = k.conv_id and ${amongConversations(c.id, v.convIds)}
+      join ${messages} ${m} on ${keyedAmong(m.convId, sql`k.conv_id`, v.convIds)} and ${m.seq} = k.seq
+      where ${visibleTo(m, v.viewerId, visibleFloor(mb, c, v, inBatch(c.id, v.convIds)), inBatch(m.convId, v.convIds))}`,
 );
 
 /**
@@ -93,6 +95,7 @@ interface BodyRow extends Pick<MessageRow, 'convId' | 'seq' | 'revokedAt' | 'rev
 const seg = alias(archiveSegments, 'seg');
 const a = alias(archiveSegments, 'a');
 
+/** Bound to the batch's conversations on each table, as `visibleMessages` is. */
 const bodies = statement<KeyValues>(
   (v) => sql`select ${selectList<BodyRow>({
     convId: m.convId,
@@ -108,12 +111,12 @@ const bodies = statement<KeyValues>(
     segmentChecksum: sql<string | null>`${seg.checksum}`,
   })}
       from ${keyArrays(v)} as k(conv_id, seq)
-      join ${messages} ${m} on ${m.convId} = k.conv_id and ${m.seq} = k.seq
-      left join ${messageBodies} ${b} on ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq}
+      join ${messages} ${m} on ${keyedAmong(m.convId, sql`k.conv_id`, v.convIds)} and ${m.seq} = k.seq
+      left join ${messageBodies} ${b} on ${b.convId} = ${m.convId} and ${b.seq} = ${m.seq} and ${amongConversations(b.convId, v.convIds)}
       left join lateral (
         select ${a.key}, ${a.fromSeq}, ${a.toSeq}, ${a.count}, ${a.checksum} from ${archiveSegments} ${a}
         where ${b.seq} is null and ${m.revokedAt} is null and ${m.erasedAt} is null
-          and ${a.convId} = ${m.convId} and ${a.fromSeq} <= ${m.seq}
+          and ${a.convId} = ${m.convId} and ${amongConversations(a.convId, v.convIds)} and ${a.fromSeq} <= ${m.seq}
         order by ${a.fromSeq} desc limit 1) ${seg} on ${seg.toSeq} >= ${m.seq}`,
 );
 

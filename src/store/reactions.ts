@@ -10,12 +10,22 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageReactions, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { MAX_REACTIONS_PER_MESSAGE } from '../history/reaction.ts';
+import { amongConversations } from './batchConversations.ts';
 import { recordChanges } from './changes.ts';
 import type { MessageKey } from './messages.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
-import { type ActorMessageValues, actorMessage, bareList, messageColumns, type RetentionClock, retentionValues } from './sqlFragments.ts';
+import {
+  type ActorMessageValues,
+  actorMessage,
+  bareList,
+  keyValues,
+  type KeyValues,
+  messageColumns,
+  type RetentionClock,
+  retentionValues,
+} from './sqlFragments.ts';
 import { statement } from './statement.ts';
 
 /** What adding or removing a reaction did; `changed` false: it was already so. */
@@ -99,10 +109,11 @@ export interface ReactionGroupRow extends MessageKey {
   reactedByMe: boolean;
 }
 
-const groups = statement<{ convIds: string[]; seqs: number[]; viewerId: string }>(
+/** The batch's conversations bound on the reactions, so it reads their shards alone (batchConversations.ts). */
+const groups = statement<KeyValues & { viewerId: string }>(
   (v) => sql`select k.ord, ${r.reaction} as reaction, count(*)::int as count, bool_or(${r.userId} = ${v.viewerId}) as mine
-      from unnest(${v.convIds}::uuid[], ${v.seqs}::int8[]) with ordinality as k(conv_id, seq, ord)
-      join ${messageReactions} ${r} on ${r.convId} = k.conv_id and ${r.seq} = k.seq
+      from unnest(${v.keyConvIds}::uuid[], ${v.keySeqs}::int8[]) with ordinality as k(conv_id, seq, ord)
+      join ${messageReactions} ${r} on ${r.convId} = k.conv_id and ${r.seq} = k.seq and ${amongConversations(r.convId, v.convIds)}
       group by k.ord, ${r.reaction}
       order by k.ord, min(${r.createdAt}), ${r.reaction}`,
 );
@@ -115,7 +126,7 @@ const groups = statement<{ convIds: string[]; seqs: number[]; viewerId: string }
 export async function findReactionGroups(db: SqlRunner, viewerId: string, keys: readonly MessageKey[]): Promise<ReactionGroupRow[][]> {
   if (keys.length === 0) return [];
   const rows = await db.rows<{ ord: number; reaction: string; count: number; mine: boolean }>(
-    groups({ convIds: keys.map((k) => k.convId), seqs: keys.map((k) => k.seq), viewerId }),
+    groups({ ...keyValues(keys), viewerId }),
   );
   const answer: ReactionGroupRow[][] = keys.map(() => []);
   for (const row of rows) {
@@ -139,13 +150,14 @@ export interface ReactorsRequest extends MessageKey {
   limit: number;
 }
 
-const reactors = statement<{ convIds: string[]; seqs: number[]; reactions: string[]; afterMicros: number[]; afterUsers: string[]; limits: number[] }>(
+/** The batch's conversations bound on the reactions, as in `groups`. */
+const reactors = statement<KeyValues & { reactions: string[]; afterMicros: number[]; afterUsers: string[]; limits: number[] }>(
   (v) => sql`select k.ord, x.user_id as "userId", x.micros as "reactedMicros"
-      from unnest(${v.convIds}::uuid[], ${v.seqs}::int8[], ${v.reactions}::text[], ${v.afterMicros}::int8[], ${v.afterUsers}::text[], ${v.limits}::int4[])
+      from unnest(${v.keyConvIds}::uuid[], ${v.keySeqs}::int8[], ${v.reactions}::text[], ${v.afterMicros}::int8[], ${v.afterUsers}::text[], ${v.limits}::int4[])
         with ordinality as k(conv_id, seq, reaction, after_micros, after_user, lim, ord)
       cross join lateral (
         select ${r.userId} as user_id, (extract(epoch from ${r.createdAt}) * 1000000)::int8 as micros from ${messageReactions} ${r}
-        where ${r.convId} = k.conv_id and ${r.seq} = k.seq and ${r.reaction} = k.reaction
+        where ${r.convId} = k.conv_id and ${amongConversations(r.convId, v.convIds)} and ${r.seq} = k.seq and ${r.reaction} = k.reaction
           and ((extract(epoch from ${r.createdAt}) * 1000000)::int8, ${r.userId}) > (k.after_micros, k.after_user)
         order by 2, 1 limit k.lim) x
       order by k.ord, x.micros, x.user_id`,
@@ -156,8 +168,7 @@ export async function findReactors(db: SqlRunner, requests: readonly ReactorsReq
   if (requests.length === 0) return [];
   const rows = await db.rows<ReactorRow & { ord: number }>(
     reactors({
-      convIds: requests.map((q) => q.convId),
-      seqs: requests.map((q) => q.seq),
+      ...keyValues(requests),
       reactions: requests.map((q) => q.reaction),
       afterMicros: requests.map((q) => q.after?.reactedMicros ?? -1),
       afterUsers: requests.map((q) => q.after?.userId ?? ''),

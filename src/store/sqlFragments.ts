@@ -16,6 +16,7 @@ import { type AnyColumn, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { alias, type PgTable } from 'drizzle-orm/pg-core';
 import { conversations, members, messageHideRanges, messages } from '../db/schema.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
+import { BatchConversation, distinctConvIds, oneOfBatch } from './batchConversations.ts';
 import type { MessageRow } from './rows.ts';
 import type { Slots } from './statement.ts';
 
@@ -24,6 +25,18 @@ export type Aliased<T extends PgTable> = ReturnType<typeof alias<T, string>>;
 
 /** What a fragment compares with: a statement's placeholder, an expression, or a column (each row its own value). */
 export type Operand = Placeholder | SQL | AnyColumn;
+
+/** The conversation a fragment's lookups are in: one bound value or a row's column, or a row's in a batch (`inBatch`). */
+export type ConversationOperand = Operand | BatchConversation;
+
+/**
+ * `column` is conversation `conv`; in a batch, also one of the batch's
+ * conversations, so the lookup reads their shards alone
+ * (src/store/batchConversations.ts).
+ */
+export function sameConversation(column: AnyColumn, conv: ConversationOperand): SQL {
+  return conv instanceof BatchConversation ? oneOfBatch(column, conv) : sql`${column} = ${conv}`;
+}
 
 /** The server's retention limits and the instant a request reads at. */
 export interface RetentionClock {
@@ -59,7 +72,7 @@ const oldestStored = alias(messages, 'o');
  * one conversation, so its probes are routed by that value (one Citus
  * shard) rather than correlated to `c.id`, which cannot be pruned.
  */
-export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<RetentionValues>, convId: Operand = c.id): SQL<number> {
+export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<RetentionValues>, convId: ConversationOperand = c.id): SQL<number> {
   const e = newestExpired;
   const o = oldestStored;
   const days = sql`least(${c.retentionDays}, ${clock.serverDays}::int)`;
@@ -70,24 +83,37 @@ export function expiredThrough(c: Aliased<typeof conversations>, clock: Slots<Re
   return sql`greatest(
     coalesce(${c.maxSeq} - least(${c.retentionMaxMessages}, ${clock.serverMaxMessages}::int), 0),
     coalesce((select ${e.seq} from ${messages} ${e}
-      where ${e.convId} = ${convId}
+      where ${sameConversation(e.convId, convId)}
         and ${e.createdAt} < ${clock.now}::timestamptz - ${days} * interval '86400 seconds'
       order by ${e.createdAt} desc, ${e.seq} desc limit 1), 0),
     case when ${days} is null then 0
-      else coalesce((select min(${o.seq}) - 1 from ${messages} ${o} where ${o.convId} = ${convId}), ${c.maxSeq}) end)`;
+      else coalesce(${oldestStoredBelow(o, convId)}, ${c.maxSeq}) end)`;
+}
+
+/**
+ * One below the oldest stored message of conversation `convId`, or null
+ * when it has none. In a batch, the first of an ordered range: with the
+ * batch's ids PostgreSQL expects under one row (batchConversations.ts), and
+ * `min()` over a guess of one row may be planned as an aggregate over the
+ * whole conversation instead of one probe of its primary key.
+ */
+function oldestStoredBelow(o: Aliased<typeof messages>, convId: ConversationOperand): SQL {
+  return convId instanceof BatchConversation
+    ? sql`(select ${o.seq} - 1 from ${messages} ${o} where ${sameConversation(o.convId, convId)} order by ${o.seq} limit 1)`
+    : sql`(select min(${o.seq}) - 1 from ${messages} ${o} where ${sameConversation(o.convId, convId)})`;
 }
 
 /**
  * The lowest seq a member can still see is above this: the highest of their
  * clear watermark (`mb.clear_seq`), the seq they joined at while the group
  * shows new members only what came after (`since_joined`), and the
- * conversation's retention cut-off.
+ * conversation's retention cut-off. `convId` as `expiredThrough` takes it.
  */
 export function visibleFloor(
   mb: Aliased<typeof members>,
   c: Aliased<typeof conversations>,
   clock: Slots<RetentionValues>,
-  convId: Operand = c.id,
+  convId: ConversationOperand = c.id,
 ): SQL<number> {
   return sql`greatest(${mb.clearSeq},
     case when ${c.historyVisibility} = 'since_joined' then ${mb.joinedSeq} else 0 end,
@@ -101,18 +127,18 @@ const range = alias(messageHideRanges, 'hr');
  * below it (`<=`), as `array[from_seq, to_seq]`, or null: a scalar
  * subquery, so it is probed only where, and when, it is evaluated.
  */
-function rangeBelow(convId: Operand, viewerId: Operand, seq: Operand, compare: '<' | '<='): SQL {
+function rangeBelow(convId: ConversationOperand, viewerId: Operand, seq: Operand, compare: '<' | '<='): SQL {
   const h = range;
   return sql`(select array[${h.fromSeq}, ${h.toSeq}] from ${messageHideRanges} ${h}
-    where ${h.convId} = ${convId} and ${h.userId} = ${viewerId} and ${h.fromSeq} ${sql.raw(compare)} ${seq}
+    where ${sameConversation(h.convId, convId)} and ${h.userId} = ${viewerId} and ${h.fromSeq} ${sql.raw(compare)} ${seq}
     order by ${h.fromSeq} desc limit 1)`;
 }
 
 /** The viewer's hidden range starting nearest above `seq`, as `rangeBelow` answers it. */
-function rangeAbove(convId: Operand, viewerId: Operand, seq: Operand): SQL {
+function rangeAbove(convId: ConversationOperand, viewerId: Operand, seq: Operand): SQL {
   const h = range;
   return sql`(select array[${h.fromSeq}, ${h.toSeq}] from ${messageHideRanges} ${h}
-    where ${h.convId} = ${convId} and ${h.userId} = ${viewerId} and ${h.fromSeq} > ${seq}
+    where ${sameConversation(h.convId, convId)} and ${h.userId} = ${viewerId} and ${h.fromSeq} > ${seq}
     order by ${h.fromSeq} limit 1)`;
 }
 
@@ -121,7 +147,7 @@ function rangeAbove(convId: Operand, viewerId: Operand, seq: Operand): SQL {
  * ranges never overlap, so only the one starting nearest at or below it can
  * cover it. One probe of the ranges' primary key, whatever they hid.
  */
-export function hiddenFrom(convId: Operand, viewerId: Operand, seq: Operand): SQL {
+export function hiddenFrom(convId: ConversationOperand, viewerId: Operand, seq: Operand): SQL {
   return sql`coalesce(${rangeBelow(convId, viewerId, seq, '<=')}[2] >= ${seq}, false)`;
 }
 
@@ -133,9 +159,10 @@ export function hiddenFrom(convId: Operand, viewerId: Operand, seq: Operand): SQ
  * Checked row by row, so a scan filtered by it reads every hidden row it
  * passes: scans of more than a few rows walk with `visibleRun` instead.
  * `convId`: the conversation bound to the statement, when it reads one, so
- * the hide lookup is routed by it rather than by the row's column.
+ * the hide lookup is routed by it rather than by the row's column (or the
+ * row's column `inBatch`, when it reads a batch).
  */
-export function visibleTo(m: Aliased<typeof messages>, viewerId: Operand, floor: SQL, convId: Operand = m.convId): SQL {
+export function visibleTo(m: Aliased<typeof messages>, viewerId: Operand, floor: SQL, convId: ConversationOperand = m.convId): SQL {
   // A scalar subquery, not NOT EXISTS: PostgreSQL turns NOT EXISTS into an
   // anti-join and, misjudging how many hides a member has, may materialize
   // all of them and compare each against every scanned row (90 ms for a
@@ -268,15 +295,21 @@ export function bareList(...columns: AnyColumn[]): SQL {
   return sql.join(columns.map(bare), sql`, `);
 }
 
-/** (conversation, seq) keys as a statement binds them: one pair of parallel arrays, for `keyArrays`. */
+/**
+ * (conversation, seq) keys as a statement binds them: one pair of parallel
+ * arrays, for `keyArrays`, and the keys' distinct conversations, named on
+ * every conversation-scoped table the statement reads, so it touches the
+ * shards of those conversations alone (batchConversations.ts).
+ */
 export interface KeyValues {
   keyConvIds: string[];
   keySeqs: number[];
+  convIds: string[];
 }
 
 /** The values of `keys`, for a statement that unnests them with `keyArrays`. */
 export function keyValues(keys: readonly { convId: string; seq: number }[]): KeyValues {
-  return { keyConvIds: keys.map((k) => k.convId), keySeqs: keys.map((k) => k.seq) };
+  return { keyConvIds: keys.map((k) => k.convId), keySeqs: keys.map((k) => k.seq), convIds: distinctConvIds(keys) };
 }
 
 /** The keys bound as `KeyValues`, unnested (alias them `k(conv_id, seq)`). */

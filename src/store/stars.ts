@@ -11,6 +11,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messages, messageStars } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { StarPosition } from '../history/listCursors.ts';
+import { amongConversations } from './batchConversations.ts';
 import { inKeyOrder } from './batch.ts';
 import { recordChanges } from './changes.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
@@ -68,9 +69,11 @@ export async function setStar(db: SqlRunner, actorId: string, key: MessageKey, o
   });
 }
 
+/** The batch's conversations bound on the stars, so it reads their shards alone (batchConversations.ts). */
 const starredKeys = statement<KeyValues & { viewerId: string }>(
   (v) => sql`select ${s.convId} as "convId", ${s.seq} as seq from ${keyArrays(v)} as k(conv_id, seq)
-      join ${messageStars} ${s} on ${s.convId} = k.conv_id and ${s.seq} = k.seq and ${s.userId} = ${v.viewerId}`,
+      join ${messageStars} ${s} on ${s.convId} = k.conv_id and ${s.seq} = k.seq and ${s.userId} = ${v.viewerId}
+        and ${amongConversations(s.convId, v.convIds)}`,
 );
 
 /** For each of `keys`, in order, whether `viewerId` starred it; one statement for a page. */

@@ -11,6 +11,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messages, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
+import { amongConversations, inBatch, keyedAmong } from './batchConversations.ts';
 import { recordChanges } from './changes.ts';
 import { inKeyOrder } from './batch.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
@@ -28,6 +29,7 @@ import {
   type RetentionClock,
   type RetentionValues,
   retentionValues,
+  sameConversation,
   visibleFloor,
   visibleTo,
 } from './sqlFragments.ts';
@@ -112,22 +114,31 @@ export async function scanThread(
 /** The most a thread's unread count counts before it stops. */
 const THREAD_UNREAD_CAP = 99;
 
-const threadCounts = statement<KeyValues & RetentionValues & { viewerId: string; cap: number }>(
-  (v) => sql`select k.conv_id as "convId", k.seq,
+/**
+ * The batch's conversations bound on every table and lookup beside the
+ * key's own, so it reads their shards alone (batchConversations.ts): a
+ * correlated probe by `k.conv_id` alone cannot be pruned. Replies and the
+ * member row are found by the bound ids (`keyedAmong`), so the thread index
+ * and the member's primary key stay the only ranges worth reading.
+ */
+const threadCounts = statement<KeyValues & RetentionValues & { viewerId: string; cap: number }>((v) => {
+  const key = inBatch(sql`k.conv_id`, v.convIds);
+  const visible = visibleTo(m, v.viewerId, sql.raw('f.floor_seq'), inBatch(m.convId, v.convIds));
+  return sql`select k.conv_id as "convId", k.seq,
         (select count(*)::int from ${messages} ${m}
-          where ${m.convId} = k.conv_id and ${m.threadRootSeq} = k.seq and ${visibleTo(m, v.viewerId, sql.raw('f.floor_seq'))}) as replies,
+          where ${keyedAmong(m.convId, sql`k.conv_id`, v.convIds)} and ${m.threadRootSeq} = k.seq and ${visible}) as replies,
         (select count(*)::int from (select 1 from ${messages} ${m}
-          where ${m.convId} = k.conv_id and ${m.threadRootSeq} = k.seq
+          where ${keyedAmong(m.convId, sql`k.conv_id`, v.convIds)} and ${m.threadRootSeq} = k.seq
             and ${m.seq} > greatest(f.read_seq, coalesce((select ${tr.readSeq} from ${threadReads} ${tr}
-                  where ${tr.convId} = k.conv_id and ${tr.rootSeq} = k.seq and ${tr.userId} = ${v.viewerId}), 0))
+                  where ${sameConversation(tr.convId, key)} and ${tr.rootSeq} = k.seq and ${tr.userId} = ${v.viewerId}), 0))
             and ${m.senderId} <> ${v.viewerId}
-            and ${visibleTo(m, v.viewerId, sql.raw('f.floor_seq'))}
+            and ${visible}
           limit ${v.cap}) u) as unread
       from ${keyArrays(v)} as k(conv_id, seq)
-      cross join lateral (select ${mb.readSeq} as read_seq, ${visibleFloor(mb, c, v)} as floor_seq
-        from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
-        where ${mb.convId} = k.conv_id and ${mb.userId} = ${v.viewerId} offset 0) f`,
-);
+      cross join lateral (select ${mb.readSeq} as read_seq, ${visibleFloor(mb, c, v, inBatch(c.id, v.convIds))} as floor_seq
+        from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId} and ${amongConversations(c.id, v.convIds)}
+        where ${keyedAmong(mb.convId, sql`k.conv_id`, v.convIds)} and ${mb.userId} = ${v.viewerId} offset 0) f`;
+});
 
 /** A root's reply count and the viewer's unread replies in its thread. */
 export interface ThreadCounts extends MessageKey {

@@ -1,27 +1,31 @@
 /**
  * The partitioned run (`BACKSCROLL_TEST_LAYOUT=partitioned`): integration
  * files run unchanged on the layout of test/helpers/partitionedLayout.ts,
- * every distinct statement the server sends is recorded with the values of
- * its first execution and the store function that sent it, and when the
- * file's database closes each is explained with those values (a custom
- * plan: pruning happens at plan time, as Citus routes) and the partitions
- * its plan reads, and those each of its executions wrote, are written to a
- * report that test/routing/routing.test.ts checks.
+ * every distinct statement the server sends is recorded with the store
+ * function that sent it and the values of its first execution for each
+ * number of conversations it was given (a batch of one and a batch of
+ * three are told apart), and when the file's database closes each is
+ * explained with those values (a custom plan: pruning happens at plan
+ * time, as Citus routes), with the partitions its plan reads and the
+ * shards the conversations it was given live on, and the partitions its
+ * executions wrote are written to a report that
+ * test/routing/routing.test.ts checks.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { type DistributedTable, partitionOf } from './partitionedLayout.ts';
+import { type DistributedTable, distributedTables, PARTITIONS, partitionOf } from './partitionedLayout.ts';
 
 /** Whether this run builds the partitioned layout (PostgreSQL only). */
 export const partitionedRun = process.env.BACKSCROLL_TEST_LAYOUT === 'partitioned';
 
-/** One statement text as first sent. */
+/** One statement text as sent: its first values for each number of conversations bound. */
 interface Recorded {
   text: string;
-  params: readonly unknown[];
   /** The function of ours that sent it: `store/pages.ts readPage`. */
   caller: string;
+  /** Values by the number of distinct conversation ids among them (`conversationIdsIn`). */
+  executions: Map<number, readonly unknown[]>;
 }
 
 /** Colocation groups: partitions of one number across a group's tables are one shard. */
@@ -33,6 +37,10 @@ export interface RoutedStatement {
   text: string;
   /** The values it was explained with, shortened, for the report. */
   values: string;
+  /** How many distinct conversation ids those values hold (`conversationIdsIn`). */
+  conversationsBound: number;
+  /** The partition numbers those conversations hash to: the shards a statement on them may touch. */
+  boundShards: number[];
   /** The test file whose run sent it first. */
   testFile: string;
   /** Partitions of each distributed table its plan keeps after pruning. */
@@ -79,16 +87,43 @@ function callerOf(stack: string): string | null {
   return null;
 }
 
-/** Records each distinct statement text with its first values and caller. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The distinct uuids among a statement's values, arrays included: the
+ * conversations it was given, as every conversation id is a uuid. A uuid
+ * that names something else (a client message id, a user whose token's
+ * `sub` is one) only widens the shards a statement may touch.
+ */
+function conversationIdsIn(params: readonly unknown[]): string[] {
+  const ids = new Set<string>();
+  for (const value of params.flatMap((p) => (Array.isArray(p) ? (p as unknown[]) : [p]))) {
+    if (typeof value === 'string' && UUID.test(value)) ids.add(value.toLowerCase());
+  }
+  return [...ids];
+}
+
+/**
+ * Records each distinct statement text with its caller and its first values
+ * for each number of conversations it was given: the same text sent for one
+ * conversation and for three is explained both ways, and a text sent a
+ * hundred times for one conversation once.
+ */
 export function statementRecorder(): { record(text: string, params: readonly unknown[]): void; recorded: Map<string, Recorded | null> } {
   const recorded = new Map<string, Recorded | null>();
   return {
     recorded,
     record(text, params) {
-      if (recorded.has(text)) return;
+      const seen = recorded.get(text);
+      if (seen === null) return;
+      const bound = conversationIdsIn(params).length;
+      if (seen !== undefined) {
+        if (!seen.executions.has(bound)) seen.executions.set(bound, [...params]);
+        return;
+      }
       const caller = callerOf(new Error().stack ?? '');
       // A test's own fixtures and checks are not what the server sends; null marks the text as seen.
-      recorded.set(text, caller === null ? null : { text, params: [...params], caller });
+      recorded.set(text, caller === null ? null : { text, caller, executions: new Map([[bound, [...params]]]) });
     },
   };
 }
@@ -121,26 +156,34 @@ function shortValue(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
+/** A connection to `url` for `partitionsRead`: plans for the values bound, in UTC. */
+export function explainingClient(url: string): postgres.Sql {
+  return postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: 'force_custom_plan', TimeZone: 'UTC' } });
+}
+
 /**
- * Explains every recorded statement on the database at `url` with its
- * recorded values, and reads the write log, answering what each touched.
+ * The partitions of each distributed table the plan of `text` reads with
+ * `params` bound, on a connection of `sql` that plans for the values
+ * (`explainingClient`).
+ */
+export async function partitionsRead(sql: postgres.Sql, text: string, params: readonly unknown[]): Promise<Record<string, number[]>> {
+  const [row] = await sql.unsafe(`explain (format json) ${text}`, params as postgres.ParameterOrJSON<never>[]);
+  return partitionsIn((row!['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan);
+}
+
+/**
+ * Explains every recorded statement on the database at `url` with each of
+ * its recorded values, and reads the write log, answering what each
+ * touched: one answer per recorded execution.
  */
 export async function routeRecorded(url: string, recorded: Iterable<Recorded | null>, testFile: string): Promise<RoutedStatement[]> {
-  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { plan_cache_mode: 'force_custom_plan', TimeZone: 'UTC' } });
+  const sql = explainingClient(url);
   try {
     const executions = await sql<{ query: string; relations: string[] }[]>`
       select query, array_agg(distinct relation) as relations from routing_writes group by query, pid, started_at`;
     const routed: RoutedStatement[] = [];
     for (const statement of recorded) {
       if (statement === null) continue;
-      let reads: Record<string, number[]> = {};
-      let error: string | undefined;
-      try {
-        const [row] = await sql.unsafe(`explain (format json) ${statement.text}`, statement.params as postgres.ParameterOrJSON<never>[]);
-        reads = partitionsIn((row!['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan);
-      } catch (caught) {
-        error = (caught as Error).message;
-      }
       const mostWritten: Record<Group, number> = { conversation: 0, user: 0 };
       const writes: Record<string, Set<number>> = {};
       for (const execution of executions.filter((e) => e.query === statement.text)) {
@@ -152,21 +195,49 @@ export async function routeRecorded(url: string, recorded: Iterable<Recorded | n
         }
         for (const group of ['conversation', 'user'] as const) mostWritten[group] = Math.max(mostWritten[group], shards[group].size);
       }
-      routed.push({
-        caller: statement.caller,
-        text: statement.text,
-        values: statement.params.map(shortValue).join(', '),
-        testFile,
-        reads,
-        mostWritten,
-        writes: Object.fromEntries(Object.entries(writes).map(([table, set]) => [table, [...set].sort((a, b) => a - b)])),
-        ...(error === undefined ? {} : { error }),
-      });
+      for (const params of statement.executions.values()) {
+        let reads: Record<string, number[]> = {};
+        let error: string | undefined;
+        try {
+          reads = await partitionsRead(sql, statement.text, params);
+        } catch (caught) {
+          error = (caught as Error).message;
+        }
+        const ids = conversationIdsIn(params);
+        routed.push({
+          caller: statement.caller,
+          text: statement.text,
+          values: params.map(shortValue).join(', '),
+          conversationsBound: ids.length,
+          boundShards: await shardsOf(sql, ids),
+          testFile,
+          reads,
+          mostWritten,
+          writes: Object.fromEntries(Object.entries(writes).map(([table, set]) => [table, [...set].sort((a, b) => a - b)])),
+          ...(error === undefined ? {} : { error }),
+        });
+      }
     }
     return routed;
   } finally {
     await sql.end();
   }
+}
+
+/**
+ * The partition numbers conversations `ids` fall in: PostgreSQL's own hash
+ * partitioning rule, asked of the conversations table (every table of the
+ * group has the same modulus and the same hash of a uuid, so the same
+ * number holds the same conversation in each).
+ */
+export async function shardsOf(sql: postgres.Sql, ids: readonly string[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const conversationTable = distributedTables.find((t) => t.group === 'conversation')!.table;
+  const rows = await sql<{ shard: number }[]>`
+    select distinct i as shard from unnest(${ids as string[]}::uuid[]) as id, generate_series(0, ${PARTITIONS - 1}::int) as i
+    where satisfies_hash_partition(${`public.${conversationTable}`}::regclass, ${PARTITIONS}::int, i, id)
+    order by shard`;
+  return rows.map((r) => r.shard);
 }
 
 /** Writes one file's routed statements into the report folder `BACKSCROLL_ROUTING_REPORT`, if set. */

@@ -2,11 +2,13 @@
  * Proof that the Citus layout routes (issue 19): integration files run
  * unchanged on conversation-scoped tables hash-partitioned by conversation
  * id (test/helpers/partitionedLayout.ts), and every statement the server
- * sent is explained with its values (test/helpers/routing.ts). A statement
- * on one conversation must touch one shard (one partition number across the
- * colocated tables); the statements that read many conversations by design,
- * and the loader batches not yet routed, are listed here with the reason,
- * and printed with their fan-out.
+ * sent is explained with its values (test/helpers/routing.ts), once for
+ * each number of conversations it was given. A statement on one
+ * conversation must touch one shard (one partition number across the
+ * colocated tables); a loader batch keyed by (conversation, seq) only the
+ * shards of the conversations in that batch; the statements that read many
+ * conversations by design are listed here with the reason. All are printed
+ * with their fan-out.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -49,6 +51,8 @@ const FILES = [
   'announcements',
   // Every field once, the member list among them (membership.test.ts asserts on plans, which name partitions here).
   'authorizationMatrix',
+  // Every keyed batch with keys of one conversation and of four at once.
+  'keyedBatches',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /**
@@ -63,7 +67,7 @@ const MULTI_CONVERSATION: Record<string, string> = {
   'store/inbox.ts findFirstUnreads': "first unread message of an inbox page's conversations, one batch",
   'store/inbox.ts findLastMessages': "last message of an inbox page's conversations, one batch",
   'store/conversations.ts findMemberConversations': "the conversation loader: a request's conversation ids, one batch",
-  'search/postgresSearch.ts search': "search across the viewer's conversations (and, today, within one: see the README)",
+  'search/postgresSearch.ts searchAllConversations': "search across the viewer's conversations (within one is searchOneConversation, held to one shard)",
   'store/mentions.ts scanMentions': "the viewer's mentions in every conversation, found by user",
   'store/stars.ts scanStarred': "the viewer's starred messages in every conversation, found by user",
   'store/liveHeads.ts readLiveHeads': 'the heads of every conversation a socket follows',
@@ -78,11 +82,12 @@ const MULTI_CONVERSATION: Record<string, string> = {
 
 /**
  * Loader batches keyed by (conversation, seq) arrays: a batch may span
- * conversations (an inbox page's last messages), and one that does not is
- * not routed either, because the conversation comes out of an unnested
- * array. Each would route with its conversations bound as `= any($ids)` on
- * every table it reads (or with one batch per conversation): listed, not
- * yet done.
+ * conversations (a star list's or an inbox page's messages), so it may
+ * touch several shards, but only those of the conversations it was given:
+ * each binds its distinct conversation ids as `conv_id = any($ids)` on every
+ * table it reads (a join to the unnested keys prunes nothing), so a batch
+ * of one conversation routes to its shard and a batch of k to at most k
+ * (on Citus, a router query or a multi-shard one on those shards alone).
  */
 const KEYED_BATCHES: Record<string, string> = {
   'store/messages.ts findVisibleMessages': 'messages by key (message, node, replies, pins and stars targets)',
@@ -111,9 +116,6 @@ const ONE_CONVERSATION_MANY_USERS: Record<string, string> = {
   'store/inboxIndex.ts markLargeIfGrownPast': "a group grown past 50 members: its members' inbox rows read from the conversation from then on",
 };
 
-/** Every statement allowed to touch more than one shard of some group. */
-const FANS_OUT: Record<string, string> = { ...MULTI_CONVERSATION, ...KEYED_BATCHES };
-
 /** Colocation groups and their tables. */
 const groups = {
   conversation: new Set(distributedTables.filter((t) => t.group === 'conversation').map((t) => t.table)),
@@ -129,6 +131,18 @@ function shardsRead(statement: RoutedStatement, group: keyof typeof groups): num
 /** How many shards of a group a statement touches: read by its plan, or written by any one execution. */
 function fanOut(statement: RoutedStatement, group: keyof typeof groups): number {
   return Math.max(shardsRead(statement, group).length, statement.mostWritten[group]);
+}
+
+/** The shards of the conversation group a statement's plan reads beyond those of the conversations it was given. */
+function outsideBound(statement: RoutedStatement): number[] {
+  return shardsRead(statement, 'conversation').filter((shard) => !statement.boundShards.includes(shard));
+}
+
+/** Each number of conversations the executions of one batch were given, with the most shards one of them read: `1→1 3→2 50→8`. */
+function batchSizes(executions: RoutedStatement[]): string {
+  const most = new Map<number, number>();
+  for (const e of executions) most.set(e.conversationsBound, Math.max(most.get(e.conversationsBound) ?? 0, shardsRead(e, 'conversation').length));
+  return [...most].sort(([a], [b]) => a - b).map(([given, read]) => `${given}→${read}`).join(' ');
 }
 
 /** The statement's text on one line, shortened. */
@@ -152,13 +166,16 @@ function runVitest(files: string[], env: Record<string, string>): Promise<number
 describe.skipIf(!process.env.DATABASE_URL)('Routing on the Citus layout (conversation tables in hash partitions)', () => {
   const folder = mkdtempSync(join(tmpdir(), 'backscroll-routing-'));
   let exitCode: number;
-  /** Every distinct statement sent, the worst case where files sent the same text with other values. */
+  /** Every execution explained: each statement text once per number of conversations it was given, per file. */
+  const explained: RoutedStatement[] = [];
+  /** Every distinct statement sent, the worst case where it was explained with other values. */
   const statements = new Map<string, RoutedStatement>();
 
   beforeAll(async () => {
     exitCode = await runVitest(FILES, { BACKSCROLL_TEST_LAYOUT: 'partitioned', BACKSCROLL_ROUTING_REPORT: folder });
     for (const file of readdirSync(folder)) {
       for (const statement of JSON.parse(readFileSync(join(folder, file), 'utf8')) as RoutedStatement[]) {
+        explained.push(statement);
         const seen = statements.get(statement.text);
         if (seen === undefined || fanOut(statement, 'conversation') > fanOut(seen, 'conversation')) statements.set(statement.text, statement);
       }
@@ -179,10 +196,29 @@ describe.skipIf(!process.env.DATABASE_URL)('Routing on the Citus layout (convers
 
   it('routes every statement on one conversation (or one user) to one shard', () => {
     const fannedOut = [...statements.values()]
-      .filter((s) => !(s.caller in FANS_OUT))
+      .filter((s) => !(s.caller in MULTI_CONVERSATION) && !(s.caller in KEYED_BATCHES))
       .filter((s) => fanOut(s, 'conversation') > 1 || (fanOut(s, 'user') > 1 && !(s.caller in ONE_CONVERSATION_MANY_USERS)))
       .map((s) => ({ caller: s.caller, reads: s.reads, writes: s.writes, statement: shape(s.text), values: s.values, file: s.testFile }));
     expect(fannedOut).toEqual([]);
+  });
+
+  it('routes every keyed batch to the shards of the conversations it was given, and no other', () => {
+    // Read within the bound shards, so never more shards than conversations;
+    // the batches write nothing, and a write would be held to the count.
+    const strayed = explained
+      .filter((s) => s.caller in KEYED_BATCHES)
+      .filter((s) => outsideBound(s).length > 0 || fanOut(s, 'user') > 0 || s.mostWritten.conversation > s.conversationsBound)
+      .map((s) => ({
+        caller: s.caller,
+        read: shardsRead(s, 'conversation'),
+        given: s.boundShards,
+        conversations: s.conversationsBound,
+        reads: s.reads,
+        statement: shape(s.text),
+        values: s.values,
+        file: s.testFile,
+      }));
+    expect(strayed).toEqual([]);
   });
 
   it('lists every statement with the shards it touched', () => {
@@ -192,11 +228,12 @@ describe.skipIf(!process.env.DATABASE_URL)('Routing on the Citus layout (convers
         const read = shardsRead(s, 'conversation').length;
         const user = shardsRead(s, 'user').length;
         const mark = s.caller in MULTI_CONVERSATION ? '*' : s.caller in KEYED_BATCHES ? 'b' : s.caller in ONE_CONVERSATION_MANY_USERS ? 'u' : ' ';
-        return `${mark} ${s.caller.padEnd(44)} read ${read}/${PARTITIONS} wrote ${s.mostWritten.conversation}${user > 0 || s.mostWritten.user > 0 ? ` user ${user}/${s.mostWritten.user}` : ''}  ${shape(s.text)}`;
+        const given = s.caller in KEYED_BATCHES ? ` given→read ${batchSizes(explained.filter((e) => e.text === s.text))}` : '';
+        return `${mark} ${s.caller.padEnd(44)} read ${read}/${PARTITIONS} wrote ${s.mostWritten.conversation}${user > 0 || s.mostWritten.user > 0 ? ` user ${user}/${s.mostWritten.user}` : ''}${given}  ${shape(s.text)}`;
       });
-    console.log(`Shards each statement touched, of ${PARTITIONS} (* many conversations by design, b keyed batch, u one conversation and its members' inbox rows):\n${rows.join('\n')}`);
+    console.log(`Shards each statement touched, of ${PARTITIONS} (* many conversations by design, b keyed batch of the conversations given, u one conversation and its members' inbox rows):\n${rows.join('\n')}`);
     // An entry whose statement is gone (or no longer sent by these files) is dropped from the lists, not kept.
-    const unused = [...Object.keys(FANS_OUT), ...Object.keys(ONE_CONVERSATION_MANY_USERS)].filter((caller) => ![...statements.values()].some((s) => s.caller === caller));
+    const unused = [...Object.keys(MULTI_CONVERSATION), ...Object.keys(KEYED_BATCHES), ...Object.keys(ONE_CONVERSATION_MANY_USERS)].filter((caller) => ![...statements.values()].some((s) => s.caller === caller));
     expect(unused).toEqual([]);
   });
 });
