@@ -69,15 +69,20 @@ export function unindexMember(convId: Operand, userId: Operand): SQL {
  * Copies a send's new activity into the inbox rows of conversation
  * `convId`'s members (those its snapshot sees: see `JoinedActivity`).
  * `conv` is the CTE of the bumped conversation (returning
- * `last_activity_at` and `large`). Nothing for a large conversation: `conv`
- * is one row, filtered before the join, so its members are not even read.
+ * `last_activity_at` and `large`). Nothing for a large conversation, whose
+ * members are not even read.
  * The members and rows are found by the bound `convId`, never by `conv`'s
  * column, which no partitioned or distributed table can prune by.
  */
 export function fanOutActivity(conv: Aliased<typeof conversations>, convId: Operand): SQL {
+  // The subquery on `conv` alone is a one-time filter, decided before any
+  // member is read: joined by the bound id, the plan read every member (and
+  // probed each one's inbox row) before `not large` turned them all away,
+  // 32 ms of a send to a group of 10,000.
   return sql`update ${userInbox} ${ui} set ${bare(ui.activityAt)} = ${conv.lastActivityAt}
       from ${conv} join ${members} ${mb} on ${mb.convId} = ${convId}
-      where not ${conv.large} and ${ui.userId} = ${mb.userId} and ${ui.convId} = ${convId}`;
+      where not ${conv.large} and ${ui.userId} = ${mb.userId} and ${ui.convId} = ${convId}
+        and (select not ${conv.large} from ${conv})`;
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
@@ -232,6 +232,28 @@ describe.each(backends)('The inbox index (%s)', (backend) => {
     expect((await scanInbox(db, owner, clock(), null, 2)).entries.map((e) => e.conversation.id)).toEqual([group, quiet]);
     expect((await scanInbox(db, `${owner}-last`, clock(), null, 2)).entries.map((e) => e.conversation.id)).toEqual([group]);
   });
+
+  for (const mode of ['custom', 'generic'] as PlanMode[]) {
+    it(`sends to a large group without reading its members or their inbox rows (${mode} plan)`, async () => {
+      const owner = `wide-owner-${randomUUID().slice(0, 8)}`;
+      const group = await createGroup(db, owner, 'wide', Array.from({ length: LARGE_GROUP_MEMBERS }, (_, k) => `${owner}-m${k}`));
+      // The send's statement as the store sends it, recorded in a transaction rolled back, then explained (and run) once.
+      let statement: SQL | undefined;
+      const rolledBack = new Error('rolled back');
+      await db
+        .transaction(async (tx) => {
+          [statement] = await recordStatements(tx, (runner) => sendMessage(runner, UNPUBLISHED, owner, group, `w-${mode}`, 'to everyone'));
+          throw rolledBack;
+        })
+        .catch((error: unknown) => {
+          if (error !== rolledBack) throw error;
+        });
+      const plan = await explainPrepared(db, statement!, mode);
+      // The sender's own member row, nothing else: the inbox step is decided before any member is read.
+      expect(rowsRead(plan, 'members')).toBeLessThanOrEqual(1);
+      expect(rowsRead(plan, 'user_inbox')).toBe(0);
+    });
+  }
 
   it('creates a group of more than the limit large, adds a member with no activity of their own, and takes it away when they leave', async () => {
     const owner = `crowd-owner-${randomUUID().slice(0, 8)}`;
