@@ -3,8 +3,9 @@
  * lock), inserts the index row, the body and the mentions, and moves the
  * conversation up its members' inboxes. Because the seq is allocated in
  * the statement that stores the message, a send that fails leaves no hole,
- * and the row lock is held for a single round trip. The send is announced
- * after it commits (notify.ts says why not inside).
+ * and the row lock is held for a single round trip (or, for sends stored
+ * together by sendCoalescer.ts, one round trip each, under one commit). The
+ * send is announced after it commits (notify.ts says why not inside).
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
