@@ -39,8 +39,6 @@ export interface ServerMetrics {
   observeRequest(operationName: string | null | undefined, seconds: number, statements: number): void;
   /** Counts one error by its `extensions.code`. */
   countError(code: string): void;
-  /** Records one transaction of sends: how many it stored (src/store/sendCoalescer.ts). */
-  observeSendTransaction(sends: number): void;
   /** Feeds the archive's read metrics: join it to the process's segment reads (`observeArchiveReads`). */
   readonly archiveReads: ArchiveReadObserver;
   /** The exposition text and its content type; in a cluster worker, every worker's (rejects with `ClusterMetricsUnavailable` when they cannot be had). */
@@ -71,12 +69,6 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     name: 'backscroll_graphql_errors_total',
     help: 'Errors answered, by extensions.code (requests refused before GraphQL, such as bad JSON or too large, included).',
     labelNames: ['code'],
-    registers: [register],
-  });
-  const sendTransactions = new Histogram({
-    name: 'backscroll_send_transaction_messages',
-    help: 'Sends stored per transaction: above 1 when sends to one conversation overlapped in a process and were stored together.',
-    buckets: [1, 2, 4, 8, 16, 32],
     registers: [register],
   });
   const pool = sources.pool;
@@ -133,9 +125,6 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     },
     countError(code) {
       errors.inc({ code: codeLabel(code) });
-    },
-    observeSendTransaction(sends) {
-      sendTransactions.observe(sends);
     },
     async render() {
       return { contentType: register.contentType, text: clusterText ? await clusterText() : await register.metrics() };

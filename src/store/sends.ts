@@ -3,9 +3,8 @@
  * lock), inserts the index row, the body and the mentions, and moves the
  * conversation up its members' inboxes. Because the seq is allocated in
  * the statement that stores the message, a send that fails leaves no hole,
- * and the row lock is held for a single round trip (or, for sends stored
- * together by sendCoalescer.ts, one round trip each, under one commit). The
- * send is announced after it commits (notify.ts says why not inside).
+ * and the row lock is held for a single round trip. The send is announced
+ * after it commits (notify.ts says why not inside).
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -98,36 +97,6 @@ export interface MentionsToStore {
 
 const NO_MENTIONS: MentionsToStore = { userIds: [], everyone: false };
 
-/** One message to store: who sends what where, and what it answers and mentions. */
-export interface SendRequest {
-  senderId: string;
-  convId: string;
-  clientMsgId: string;
-  text: string;
-  reply: ReplyTarget | null;
-  mentions: MentionsToStore;
-}
-
-/** The send statement of `request`. */
-function sendStatementOf(request: SendRequest) {
-  const { convId, senderId, clientMsgId, text, reply, mentions } = request;
-  const mentioning = mentions.userIds.length > 0 || mentions.everyone;
-  return (mentioning ? sendMentioning : send)({
-    convId,
-    senderId,
-    clientMsgId,
-    text,
-    searchTerms: searchVector(convId, text),
-    replyToSeq: reply?.replyToSeq ?? null,
-    threadRootSeq: reply?.threadRootSeq ?? null,
-    mentionUserIds: [...mentions.userIds],
-    mentionEveryone: mentions.everyone,
-  });
-}
-
-/** The live event of a stored message. */
-const sentNotice = (message: MessageRow) => ({ convId: message.convId, kind: 'sent' as const, seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null });
-
 /**
  * Stores a message from `senderId`, or returns the one already stored under
  * the same `clientMsgId` (a retry). Text must already be validated, and a
@@ -144,46 +113,33 @@ export async function sendMessage(
   reply: ReplyTarget | null = null,
   mentions: MentionsToStore = NO_MENTIONS,
 ): Promise<SendOutcome> {
-  return storeOne(db, publisher, { senderId, convId, clientMsgId, text, reply, mentions });
-}
-
-/** `sendMessage` of one request. */
-export async function storeOne(db: SqlRunner, publisher: Publisher, request: SendRequest): Promise<SendOutcome> {
   let rows: MessageRow[];
   try {
-    rows = await db.rows<MessageRow>(sendStatementOf(request));
+    const mentioning = mentions.userIds.length > 0 || mentions.everyone;
+    rows = await db.rows<MessageRow>(
+      (mentioning ? sendMentioning : send)({
+        convId,
+        senderId,
+        clientMsgId,
+        text,
+        searchTerms: searchVector(convId, text),
+        replyToSeq: reply?.replyToSeq ?? null,
+        threadRootSeq: reply?.threadRootSeq ?? null,
+        mentionUserIds: [...mentions.userIds],
+        mentionEveryone: mentions.everyone,
+      }),
+    );
   } catch (error) {
     // A retry racing (or following) the first copy: the statement rolled back
     // whole, so no seq was used; answer with the first copy.
     if (!isUniqueViolation(error)) throw error;
-    const existing = await findByClientId(db, request.convId, request.senderId, request.clientMsgId);
+    const existing = await findByClientId(db, convId, senderId, clientMsgId);
     if (existing === null) throw error;
     return { kind: 'deduplicated', message: existing };
   }
   const row = rows[0];
   if (row === undefined) return NOT_FOUND;
   const message = messageRowOf(row);
-  publisher.publish([sentNotice(message)]);
+  publisher.publish([{ convId: message.convId, kind: 'sent', seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null }]);
   return { kind: 'stored', message };
-}
-
-/**
- * Stores `requests` (all to one conversation) in one transaction, one send
- * statement each, in order: the conversation's row lock is taken once and
- * the commit flushed once for all of them. Answers each one's outcome, and
- * hands the stored ones to `publisher` once committed. Any failure (a retry
- * among them hitting its first copy, for one) rolls back all of them and is
- * thrown: the caller then stores each alone.
- */
-export async function storeTogether(db: SqlRunner, publisher: Publisher, requests: readonly SendRequest[]): Promise<SendOutcome[]> {
-  const outcomes = await db.transaction(async (tx) => {
-    const stored: SendOutcome[] = [];
-    for (const request of requests) {
-      const [row] = await tx.rows<MessageRow>(sendStatementOf(request));
-      stored.push(row === undefined ? NOT_FOUND : { kind: 'stored', message: messageRowOf(row) });
-    }
-    return stored;
-  });
-  publisher.publish(outcomes.flatMap((outcome) => (outcome.kind === 'stored' ? [sentNotice(outcome.message)] : [])));
-  return outcomes;
 }

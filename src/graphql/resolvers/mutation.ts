@@ -12,7 +12,7 @@ import { hideMessages } from '../../store/hides.ts';
 import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { revokeMessage } from '../../store/revokes.ts';
-import { findByClientId, type MentionsToStore, type ReplyTarget } from '../../store/sends.ts';
+import { findByClientId, type MentionsToStore, type ReplyTarget, sendMessage } from '../../store/sends.ts';
 import { findMentionFacts } from '../../store/mentions.ts';
 import { distinctMentions, MAX_MENTIONED_USERS, mayMentionEveryone } from '../../history/mentionRule.ts';
 import type { SqlRunner } from '../../db/runner.ts';
@@ -137,7 +137,7 @@ export const Mutation: MutationResolvers = {
       // (the send below finds it).
       if ((await findByClientId(context.db, convId, viewerId, input.clientMsgId)) === null) throw refusal;
     }
-    const outcome = await context.sends.send(context.db, { senderId: viewerId, convId, clientMsgId: input.clientMsgId, text: input.text, reply, mentions });
+    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply, mentions);
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
