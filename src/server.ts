@@ -38,6 +38,7 @@ import { httpRefusesSubscriptions } from './graphql/httpRefusesSubscriptions.ts'
 import { createLiveEvents } from './graphql/liveEvents.ts';
 import { startEventHub } from './realtime/hub.ts';
 import { createPublisher } from './store/publisher.ts';
+import { createSendCoalescer } from './store/sendCoalescer.ts';
 import { createSocketLimit } from './realtime/socketLimit.ts';
 import { startSubscriptionServer } from './realtime/webSocketServer.ts';
 import { requestLog } from './graphql/requestLog.ts';
@@ -107,6 +108,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     openSubscriptions: () => openSubscriptions(),
     archiveTotals: () => readArchiveTotals(createRunner(client)),
   });
+  const writes = { publisher, sends: createSendCoalescer(publisher, (stored) => metrics.observeSendStatement(stored)) };
   // The segment reader is the process's (setProcessArchive); its reads are counted here while this server runs.
   const leaveArchiveReads = observeArchiveReads(metrics.archiveReads);
   const limits = queryLimits(config);
@@ -157,7 +159,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
     authenticate,
-    makeContext: (auth, stats, given) => createContext(client, config, auth, stats, publisher, { replicas: options.replicas ?? null, given }),
+    makeContext: (auth, stats, given) => createContext(client, config, auth, stats, writes, { replicas: options.replicas ?? null, given }),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
     onRefused: (refusal) => {
@@ -182,7 +184,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     schema,
     authenticate,
-    makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }, publisher), live, resync }),
+    makeContext: (auth, resync) => ({ ...createContext(client, config, auth, { statements: 0, texts: [], batches: [] }, writes), live, resync }),
     limits: { validationRules: limits.validationRules, maxTokens: limits.parseOptions.maxTokens, maxCost: config.queryLimits.nodes },
     gate,
     limiter,

@@ -6,6 +6,7 @@ import type { GraphQLError } from 'graphql';
 import type { Authentication } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Publisher } from '../store/notify.ts';
+import type { SendCoalescer } from '../store/sendCoalescer.ts';
 import type { RetentionClock } from '../store/sqlFragments.ts';
 import type { ReplicaSet } from '../db/replicaSet.ts';
 import { createRequestRoute, type RequestRoute } from '../db/requestRoute.ts';
@@ -34,6 +35,8 @@ export interface RequestContext {
   loaders: Loaders | null;
   /** Where writes hand their live events once committed: the process's one publisher. */
   publisher: Publisher;
+  /** The process's sends, stored together when they overlap on a conversation (src/store/sendCoalescer.ts). */
+  sends: SendCoalescer;
   /**
    * Errors fields report beside the data they still answer (a page cut
    * short by an unreadable archive segment); the executor adds them to the
@@ -55,20 +58,26 @@ export interface ReadRouting {
 /** Everything on the primary, with no token: subscriptions, WebSocket operations, tests. */
 const PRIMARY_ONLY: ReadRouting = { replicas: null, given: null };
 
+/** What a server process's writes share: its publisher of live events and its send coalescer. */
+export interface ProcessWrites {
+  publisher: Publisher;
+  sends: SendCoalescer;
+}
+
 /** Builds the context of one request. */
 export function createContext(
   client: SqlClient,
   config: Config,
   auth: Authentication,
   stats: RequestStats,
-  publisher: Publisher,
+  { publisher, sends }: ProcessWrites,
   routing: ReadRouting = PRIMARY_ONLY,
 ): RequestContext {
   const route = createRequestRoute(client, routing.replicas, routing.given, stats);
   const db = withTimeBudget(route.db, config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;
-  return { auth, db, route, config, stats, retention, loaders, publisher, partialErrors: [] };
+  return { auth, db, route, config, stats, retention, loaders, publisher, sends, partialErrors: [] };
 }
 
 /** The authenticated viewer and their loaders, or the `UNAUTHENTICATED` error. */

@@ -39,6 +39,8 @@ export interface ServerMetrics {
   observeRequest(operationName: string | null | undefined, seconds: number, statements: number): void;
   /** Counts one error by its `extensions.code`. */
   countError(code: string): void;
+  /** Records one send statement: how many sends it took (src/store/sendCoalescer.ts). */
+  observeSendStatement(sends: number): void;
   /** Feeds the archive's read metrics: join it to the process's segment reads (`observeArchiveReads`). */
   readonly archiveReads: ArchiveReadObserver;
   /** The exposition text and its content type; in a cluster worker, every worker's (rejects with `ClusterMetricsUnavailable` when they cannot be had). */
@@ -56,6 +58,12 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     help: 'GraphQL requests over HTTP, from the request reaching Apollo to its response, by operation name (anonymous, or other past 200 names).',
     labelNames: ['operation'],
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [register],
+  });
+  const sendStatements = new Histogram({
+    name: 'backscroll_send_statement_sends',
+    help: 'Sends per send statement: above 1 when sends to one conversation overlapped in a process and were stored together.',
+    buckets: [1, 2, 4, 8, 16, 32],
     registers: [register],
   });
   const statements = new Histogram({
@@ -125,6 +133,9 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     },
     countError(code) {
       errors.inc({ code: codeLabel(code) });
+    },
+    observeSendStatement(sends) {
+      sendStatements.observe(sends);
     },
     async render() {
       return { contentType: register.contentType, text: clusterText ? await clusterText() : await register.metrics() };

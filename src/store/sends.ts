@@ -83,6 +83,48 @@ const sendStatement = (mentioning: boolean) => statement<SendValues>(
 const send = sendStatement(false);
 const sendMentioning = sendStatement(true);
 
+interface BatchValues {
+  convId: string;
+  senderIds: string[];
+  clientMsgIds: string[];
+  texts: string[];
+  searchTerms: string[];
+  replyToSeqs: (number | null)[];
+  threadRootSeqs: (number | null)[];
+}
+
+/**
+ * Several sends to one conversation as one statement: the send statement's
+ * steps, once, for every request whose sender is a member (`sent`, numbered
+ * in request order), the counter moved by their number, their seqs the new
+ * top's last ones in that order. One row lock, one commit flush.
+ */
+const sendBatch = statement<BatchValues>(
+  (v) => sql`with sent as (
+          select s.sender_id, s.client_msg_id, s.text, s.search_terms, s.reply_to_seq, s.thread_root_seq,
+                 row_number() over (order by s.n) as k, count(*) over () as sent_count
+          from unnest(${v.senderIds}::text[], ${v.clientMsgIds}::text[], ${v.texts}::text[], ${v.searchTerms}::tsvector[],
+                      ${v.replyToSeqs}::int8[], ${v.threadRootSeqs}::int8[])
+            with ordinality as s(sender_id, client_msg_id, text, search_terms, reply_to_seq, thread_root_seq, n)
+          where exists (select 1 from ${members} ${mb} where ${mb.convId} = ${v.convId} and ${mb.userId} = s.sender_id)),
+        ${conv} as (
+          update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + (select count(*) from sent),
+            ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
+          where ${c.id} = ${v.convId} and exists (select 1 from sent)
+          returning ${c.id}, ${c.maxSeq}, ${c.lastActivityAt}, ${c.large}),
+        inboxed as (${fanOutActivity(conv, v.convId)}),
+        ${m} as (
+          insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt, messages.replyToSeq, messages.threadRootSeq)})
+          select ${conv.id}, ${conv.maxSeq} - sent.sent_count + sent.k, sent.sender_id, sent.client_msg_id, ${conv.lastActivityAt}, sent.reply_to_seq, sent.thread_root_seq
+          from ${conv} cross join sent
+          returning *),
+        body as (
+          insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
+          select ${m.convId}, ${m.seq}, sent.text, sent.search_terms
+          from ${m} join sent on sent.sender_id = ${m.senderId} and sent.client_msg_id = ${m.clientMsgId})
+        select ${messageColumns(m)}, ${m.clientMsgId} as "clientMsgId" from ${m}`,
+);
+
 /** What a reply points at: the message it answers and its thread's root (both earlier seqs of the same conversation). */
 export interface ReplyTarget {
   replyToSeq: number;
@@ -96,6 +138,46 @@ export interface MentionsToStore {
 }
 
 const NO_MENTIONS: MentionsToStore = { userIds: [], everyone: false };
+
+/** One message to store together with others to the same conversation: no mentions (a send with them is stored alone). */
+export interface PlainSend {
+  senderId: string;
+  clientMsgId: string;
+  text: string;
+  reply: ReplyTarget | null;
+}
+
+/** The live event of a stored message. */
+const sentEvent = (message: MessageRow) => ({ convId: message.convId, kind: 'sent' as const, seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null });
+
+/**
+ * Stores `sends` to conversation `convId` in one statement, seqs in their
+ * order, and hands the stored ones to `publisher` once committed; answers
+ * each one's outcome in the same order (`NotFound` for a sender who is not
+ * a member). Throws if the statement fails, storing none of them: a retry
+ * among them meeting its first copy, for one. The caller then stores each
+ * alone, with `sendMessage`, for its own answer.
+ */
+export async function sendTogether(db: SqlRunner, publisher: Publisher, convId: string, sends: readonly PlainSend[]): Promise<SendOutcome[]> {
+  const rows = await db.rows<MessageRow & { clientMsgId: string }>(
+    sendBatch({
+      convId,
+      senderIds: sends.map((s) => s.senderId),
+      clientMsgIds: sends.map((s) => s.clientMsgId),
+      texts: sends.map((s) => s.text),
+      searchTerms: sends.map((s) => searchVector(convId, s.text)),
+      replyToSeqs: sends.map((s) => s.reply?.replyToSeq ?? null),
+      threadRootSeqs: sends.map((s) => s.reply?.threadRootSeq ?? null),
+    }),
+  );
+  const stored = new Map(rows.map((row) => [`${row.senderId}\u0000${row.clientMsgId}`, messageRowOf(row)] as const));
+  const messages = [...stored.values()].sort((a, b) => a.seq - b.seq);
+  publisher.publish(messages.map(sentEvent));
+  return sends.map((s): SendOutcome => {
+    const message = stored.get(`${s.senderId}\u0000${s.clientMsgId}`);
+    return message === undefined ? NOT_FOUND : { kind: 'stored', message };
+  });
+}
 
 /**
  * Stores a message from `senderId`, or returns the one already stored under
@@ -140,6 +222,6 @@ export async function sendMessage(
   const row = rows[0];
   if (row === undefined) return NOT_FOUND;
   const message = messageRowOf(row);
-  publisher.publish([{ convId: message.convId, kind: 'sent', seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null }]);
+  publisher.publish([sentEvent(message)]);
   return { kind: 'stored', message };
 }

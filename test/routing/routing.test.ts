@@ -111,6 +111,7 @@ const KEYED_BATCHES: Record<string, string> = {
  */
 const ONE_CONVERSATION_MANY_USERS: Record<string, string> = {
   'store/sends.ts sendMessage': "a send to a group of up to 50 members moves their inbox rows (store/inboxIndex.ts)",
+  'store/sends.ts sendTogether': 'the same, for the sends to one conversation stored together (store/sendCoalescer.ts)',
   'store/conversations.ts createGroup': "a new group's members get their inbox rows",
   'store/members.ts addMembers': 'new members get their inbox rows',
   'store/inboxIndex.ts markLargeIfGrownPast': "a group grown past 50 members: its members' inbox rows read from the conversation from then on",

@@ -137,7 +137,11 @@ export const Mutation: MutationResolvers = {
       // (the send below finds it).
       if ((await findByClientId(context.db, convId, viewerId, input.clientMsgId)) === null) throw refusal;
     }
-    const outcome = await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply, mentions);
+    const mentioning = mentions.userIds.length > 0 || mentions.everyone;
+    // A send with mentions is stored alone: its statement also writes them.
+    const outcome = mentioning
+      ? await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply, mentions)
+      : await context.sends.send(context.db, convId, { senderId: viewerId, clientMsgId: input.clientMsgId, text: input.text, reply });
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }

@@ -1,0 +1,157 @@
+/**
+ * Group commit of one conversation's sends (src/store/sendCoalescer.ts):
+ * sends that overlap are stored together by one statement, each still
+ * answered as if alone (its own message, a retry its first copy, a
+ * non-member not found), with seqs dense in the order they were asked and
+ * every stored one announced once.
+ */
+import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '../../src/db/client.ts';
+import { createRunner, type SqlRunner } from '../../src/db/runner.ts';
+import { createGroup } from '../../src/store/conversations.ts';
+import type { Notice, Publisher } from '../../src/store/notify.ts';
+import { createSendCoalescer, MAX_TOGETHER } from '../../src/store/sendCoalescer.ts';
+import type { PlainSend } from '../../src/store/sends.ts';
+import { backends, openTestDatabase } from '../helpers/database.ts';
+
+const request = (senderId: string, clientMsgId: string, reply: PlainSend['reply'] = null): PlainSend => ({
+  senderId,
+  clientMsgId,
+  text: `text of ${clientMsgId}`,
+  reply,
+});
+
+describe.each(backends)('Sends stored together (%s)', (backend) => {
+  let database: DatabaseHandle;
+  let db: SqlRunner;
+  const published: Notice[] = [];
+  const publisher: Publisher = { publish: (notices) => void published.push(...notices) };
+
+  beforeAll(async () => {
+    database = await openTestDatabase(backend);
+    db = createRunner(database.client);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('stores overlapping sends to one conversation in fewer statements, each answered with its own message, seqs dense', async () => {
+    const convId = await createGroup(db, 'alice', 'busy', ['bob']);
+    const together: number[] = [];
+    const sends = createSendCoalescer(publisher, (stored) => together.push(stored));
+    published.length = 0;
+    const count = 40;
+    const outcomes = await Promise.all(
+      Array.from({ length: count }, (_, i) => sends.send(db, convId, request(i % 2 === 0 ? 'alice' : 'bob', `m-${i}`))),
+    );
+    expect(outcomes.every((o) => o.kind === 'stored')).toBe(true);
+    const stored = outcomes.map((o) => (o.kind === 'stored' ? o.message : null)!);
+    expect(stored.map((m) => m.senderId)).toEqual(Array.from({ length: count }, (_, i) => (i % 2 === 0 ? 'alice' : 'bob')));
+    expect(stored.map((m) => m.seq).sort((a, b) => a - b)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    // Every send counted once, and most of them shared a statement.
+    expect(together.reduce((sum, n) => sum + n, 0)).toBe(count);
+    expect(together.length).toBeLessThan(count);
+    expect(Math.max(...together)).toBeGreaterThan(1);
+    expect(Math.max(...together)).toBeLessThanOrEqual(MAX_TOGETHER);
+    expect(published.map((n) => n.seq).sort((a, b) => a - b)).toEqual(stored.map((m) => m.seq).sort((a, b) => a - b));
+  });
+
+  it('answers a retry with its first copy and a non-member with not found, storing the rest without a hole', async () => {
+    const convId = await createGroup(db, 'alice', 'mixed', ['bob']);
+    const sends = createSendCoalescer(publisher);
+    const first = await sends.send(db, convId, request('alice', 'first'));
+    expect(first.kind).toBe('stored');
+    published.length = 0;
+    // One in flight, then a batch holding a retry and a stranger among new sends.
+    const outcomes = await Promise.all([
+      sends.send(db, convId, request('bob', 'n-0')),
+      sends.send(db, convId, request('alice', 'n-1')),
+      sends.send(db, convId, request('alice', 'first')),
+      sends.send(db, convId, request('mallory', 'n-2')),
+      sends.send(db, convId, request('bob', 'n-3')),
+    ]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['stored', 'stored', 'deduplicated', 'not-found', 'stored']);
+    const retry = outcomes[2]!;
+    expect(retry.kind === 'deduplicated' && first.kind === 'stored' && retry.message.seq).toBe(first.kind === 'stored' && first.message.seq);
+    const seqs = outcomes.flatMap((o) => (o.kind === 'stored' ? [o.message.seq] : [])).sort((a, b) => a - b);
+    expect(seqs).toEqual([2, 3, 4]);
+    expect(published.map((n) => n.seq).sort((a, b) => a - b)).toEqual([2, 3, 4]);
+  });
+
+  it('keeps conversations apart: overlapping sends to two conversations each get their own dense seqs', async () => {
+    const a = await createGroup(db, 'alice', 'a', ['bob']);
+    const b = await createGroup(db, 'alice', 'b', ['bob']);
+    const sends = createSendCoalescer(publisher);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => sends.send(db, i % 2 === 0 ? a : b, request('alice', `x-${i}`))));
+    for (const convId of [a, b]) {
+      const seqs = outcomes.flatMap((o) => (o.kind === 'stored' && o.message.convId === convId ? [o.message.seq] : [])).sort((x, y) => x - y);
+      expect(seqs).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    }
+  });
+
+  it('stores a batch holding a stranger and replies: the stranger not found, the rest dense in the order asked, replies kept', async () => {
+    const convId = await createGroup(db, 'alice', 'replies', ['bob']);
+    const together: number[] = [];
+    const sends = createSendCoalescer(publisher, (stored) => together.push(stored));
+    const root = await sends.send(db, convId, request('alice', 'root'));
+    expect(root.kind).toBe('stored');
+    published.length = 0;
+    const reply = { replyToSeq: 1, threadRootSeq: 1 };
+    const outcomes = await Promise.all([
+      sends.send(db, convId, request('bob', 'r-0', reply)),
+      sends.send(db, convId, request('alice', 'r-1')),
+      sends.send(db, convId, request('mallory', 'r-2', reply)),
+      sends.send(db, convId, request('bob', 'r-3', reply)),
+      sends.send(db, convId, request('alice', 'r-4')),
+    ]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['stored', 'stored', 'not-found', 'stored', 'stored']);
+    const stored = outcomes.flatMap((o) => (o.kind === 'stored' ? [o.message] : []));
+    expect(stored.map((m) => m.seq)).toEqual([2, 3, 4, 5]);
+    expect(stored.map((m) => [m.senderId, m.replyToSeq, m.threadRootSeq])).toEqual([
+      ['bob', 1, 1],
+      ['alice', null, null],
+      ['bob', 1, 1],
+      ['alice', null, null],
+    ]);
+    // The root alone, then r-0 alone (nothing in flight), then the four that waited behind it, the stranger too, as one statement.
+    expect(together).toEqual([1, 1, 4]);
+    expect(published.map((n) => n.seq)).toEqual([2, 3, 4, 5]);
+    const texts = await db.rows<{ seq: number; text: string }>(
+      sql`select seq::int as seq, text from message_bodies where conv_id = ${convId} order by seq`,
+    );
+    expect(texts.map((t) => [t.seq, t.text])).toEqual([
+      [1, 'text of root'],
+      [2, 'text of r-0'],
+      [3, 'text of r-1'],
+      [4, 'text of r-3'],
+      [5, 'text of r-4'],
+    ]);
+  });
+
+  it('rejects each send of a failed statement with its own error when storing it alone fails too', async () => {
+    const convId = await createGroup(db, 'alice', 'broken', ['bob']);
+    const sends = createSendCoalescer(publisher);
+    const tried: string[] = [];
+    // A runner whose statements fail, as a database gone away would.
+    const failing: SqlRunner = {
+      rows: (query) => {
+        tried.push(new PgDialect().sqlToQuery(query).sql.startsWith('with sent') ? 'together' : 'alone');
+        return Promise.reject(new Error('statement failed'));
+      },
+      transaction: () => Promise.reject(new Error('no transaction expected')),
+    };
+    const results = await Promise.allSettled([
+      sends.send(failing, convId, request('alice', 'f-0')),
+      sends.send(failing, convId, request('alice', 'f-1')),
+      sends.send(failing, convId, request('alice', 'f-2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : ''))).toEqual(['statement failed', 'statement failed', 'statement failed']);
+    // The first alone; the two that waited together once, then alone.
+    expect(tried).toEqual(['alone', 'together', 'alone', 'alone']);
+    // The conversation is free again: the next send is stored.
+    expect((await sends.send(db, convId, request('alice', 'after'))).kind).toBe('stored');
+  });
+});
