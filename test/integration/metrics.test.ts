@@ -26,6 +26,7 @@ const IN_USE = 'backscroll_db_pool_connections_in_use';
 const WAITING = 'backscroll_db_pool_waiting';
 const POOL_SIZE = 'backscroll_db_pool_size';
 const SUBSCRIPTIONS = 'backscroll_subscriptions_open';
+const SEND_STATEMENTS = 'backscroll_send_statement_sends';
 const ARCHIVE_SEGMENTS = 'backscroll_archive_segments';
 const ARCHIVE_MESSAGES = 'backscroll_archive_messages';
 const ARCHIVE_BYTES = 'backscroll_archive_bytes';
@@ -136,6 +137,22 @@ describe.each(backends)('Metrics (%s)', (backend) => {
       anonymous: moved(`${DURATION}_count{operation="anonymous"}`),
     }).toEqual({ pages: 3, pageStatements: 3, pagesWithAtMostOne: 3, pagesWithNone: 0, anonymous: 1 });
     expect(moved(`${DURATION}_sum{operation="Page"}`)).toBeGreaterThan(0);
+  });
+
+  it('observes how many sends each send statement took: one alone, and every one of overlapping sends once', async () => {
+    const conv = await createGroup(alice, ['bob']);
+    const before = await scrape();
+    await send(alice, conv.id, 'alone');
+    const alone = await scrape();
+    await Promise.all(Array.from({ length: 12 }, (_, i) => send(alice, conv.id, `together ${i}`)));
+    const after = await scrape();
+    const moved = (from: Scrape, to: Scrape, series: string) => value(to, `${SEND_STATEMENTS}_${series}`) - value(from, `${SEND_STATEMENTS}_${series}`);
+    expect([moved(before, alone, 'count'), moved(before, alone, 'sum'), moved(before, alone, 'bucket{le="1"}')]).toEqual([1, 1, 1]);
+    // Every send counted once, in as many statements as overlapped (whether they did is timing: test/integration/sendCoalescer.test.ts makes them).
+    expect(moved(alone, after, 'sum')).toBe(12);
+    expect(moved(alone, after, 'count')).toBeGreaterThanOrEqual(1);
+    expect(moved(alone, after, 'count')).toBeLessThanOrEqual(12);
+    expect(moved(alone, after, 'bucket{le="32"}')).toBe(moved(alone, after, 'count'));
   });
 
   it('counts errors by code, including requests refused before they were GraphQL', async () => {
