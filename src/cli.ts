@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { archiveAgeMs, runArchivePass, tidyArchive } from './archive/pass.ts';
+import { runInBackground } from './backgroundPriority.ts';
 import { parseDuration } from './archive/duration.ts';
 import { createArchiveReader, setProcessArchive } from './archive/reader.ts';
 import { openSegmentStore } from './archive/segmentStore.ts';
@@ -271,6 +272,7 @@ function refuseOpenPgliteFolder(config: Config, instead: string): void {
 }
 
 async function purge(): Promise<void> {
+  runInBackground();
   const config = loadConfig();
   if (config.databaseUrl !== null) await ensureMigrated(config);
   refuseOpenPgliteFolder(config, 'PURGE_INTERVAL_SECONDS to purge');
@@ -322,6 +324,7 @@ async function archive(args: string[]): Promise<void> {
   if (age !== undefined && !age.ok) fail(age.problem);
   const keepNewest = keepNewestText === undefined ? undefined : /^[0-9]{1,9}$/.test(keepNewestText) ? Number(keepNewestText) : Number.NaN;
   if (Number.isNaN(keepNewest)) fail(`--keep-newest takes a whole number of messages from 0 to 999999999, got "${keepNewestText}".`);
+  runInBackground();
   const config = loadConfig();
   if (config.databaseUrl !== null) await ensureMigrated(config);
   refuseOpenPgliteFolder(config, 'ARCHIVE_INTERVAL_SECONDS to archive');
