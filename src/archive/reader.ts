@@ -57,6 +57,8 @@ export type SegmentTexts = ReadonlyMap<number, string>;
 export interface ArchiveReader {
   /** `ref`'s texts by seq; throws `ArchiveUnavailableError`. */
   texts(ref: SegmentRef): Promise<SegmentTexts>;
+  /** The store it reads: an erasure rewrites that store's segments as soon as it commits (src/store/lifecycle.ts). */
+  readonly store: SegmentStore;
   /** Reads answered from the cache, and fetches from the store, so far. */
   readonly stats: { hits: number; fetches: number };
 }
@@ -163,6 +165,7 @@ export function createArchiveReader(
 
   return {
     stats,
+    store,
     texts(ref) {
       const cached = cache?.get(ref.key);
       if (cached !== undefined) {

@@ -30,7 +30,7 @@ import type { SqlRunner } from '../db/runner.ts';
 import { bare, selectList } from '../store/sqlFragments.ts';
 import { statement } from '../store/statement.ts';
 import { segmentKey, UNRECORDED_LIMIT_MS } from './archiver.ts';
-import { isLive } from './emptySegments.ts';
+import { isLive, type SeqRange } from './emptySegments.ts';
 import { decodeSegment, encodeSegment } from './segment.ts';
 import { segmentFate } from './segmentFate.ts';
 import type { SegmentStore } from './segmentStore.ts';
@@ -94,24 +94,30 @@ interface ScannedSegment extends RecordedSegment {
   withdrawn: number;
 }
 
+/** A segment `s` as recorded, with its range's live and withdrawn counts from `x` (`liveAndWithdrawn`). */
+const scannedColumns = selectList<ScannedSegment>({
+  convId: s.convId,
+  fromSeq: s.fromSeq,
+  toSeq: s.toSeq,
+  key: s.key,
+  bytes: s.bytes,
+  count: s.count,
+  checksum: s.checksum,
+  live: sql<number>`x.live`,
+  withdrawn: sql<number>`x.withdrawn`,
+});
+
+/** How many messages of segment `s`'s range are live, and how many withdrawn. */
+const liveAndWithdrawn = sql`(
+      select count(*) filter (where ${isLive(m)})::int as live, count(*) filter (where not (${isLive(m)}))::int as withdrawn
+      from ${messages} ${m} where ${m.convId} = ${s.convId} and ${m.seq} >= ${s.fromSeq} and ${m.seq} <= ${s.toSeq})`;
+
 const scan = statement<{ afterConv: string; afterSeq: number }>(
-  (v) => sql`select ${selectList<ScannedSegment>({
-    convId: s.convId,
-    fromSeq: s.fromSeq,
-    toSeq: s.toSeq,
-    key: s.key,
-    bytes: s.bytes,
-    count: s.count,
-    checksum: s.checksum,
-    live: sql<number>`x.live`,
-    withdrawn: sql<number>`x.withdrawn`,
-  })}
+  (v) => sql`select ${scannedColumns}
     from (select * from ${archiveSegments}
       where (${archiveSegments.convId}, ${archiveSegments.fromSeq}) > (${v.afterConv}::uuid, ${v.afterSeq}::int8)
       order by ${archiveSegments.convId}, ${archiveSegments.fromSeq} limit ${CHUNK}) ${s}
-    cross join lateral (
-      select count(*) filter (where ${isLive(m)})::int as live, count(*) filter (where not (${isLive(m)}))::int as withdrawn
-      from ${messages} ${m} where ${m.convId} = ${s.convId} and ${m.seq} >= ${s.fromSeq} and ${m.seq} <= ${s.toSeq}) x
+    cross join lateral ${liveAndWithdrawn} x
     order by ${s.convId}, ${s.fromSeq}`,
 );
 
@@ -122,23 +128,55 @@ const scan = statement<{ afterConv: string; afterSeq: number }>(
  * run again, also beside the server, a purge and another run.
  */
 export async function reconcileSegments(db: SqlRunner, store: SegmentStore, options: ReconcileOptions = {}): Promise<ReconcileSummary> {
-  const summary: ReconcileSummary = { segments: 0, dropped: 0, rewritten: 0, textsRemoved: 0, failed: 0, skipped: 0, stopped: false };
+  const summary = emptySummary();
   let after = { afterConv: FIRST_ID, afterSeq: 0 };
   for (;;) {
     const rows = await db.rows<ScannedSegment>(scan(after));
-    for (const { live, withdrawn, ...segment } of rows) {
-      if (options.signal?.aborted) {
-        summary.stopped = true;
-        return summary;
-      }
-      summary.segments += 1;
-      const fate = segmentFate({ count: segment.count, live, withdrawn });
-      if (fate === 'drop') await drop(db, store, segment, options, summary);
-      if (fate === 'rewrite') await rewrite(db, store, segment, options, summary);
-    }
+    if (!(await reconcileScanned(db, store, rows, options, summary))) return summary;
     if (rows.length < CHUNK) return summary;
     after = { afterConv: rows.at(-1)!.convId, afterSeq: rows.at(-1)!.fromSeq };
   }
+}
+
+const scanRanges = statement<{ convIds: string[]; fromSeqs: number[]; toSeqs: number[] }>(
+  (v) => sql`select ${scannedColumns}
+    from unnest(${v.convIds}::uuid[], ${v.fromSeqs}::int8[], ${v.toSeqs}::int8[]) r(conv_id, from_seq, to_seq)
+    join ${archiveSegments} ${s} on ${s.convId} = r.conv_id and ${s.fromSeq} <= r.to_seq and ${s.toSeq} >= r.from_seq
+    cross join lateral ${liveAndWithdrawn} x
+    order by ${s.convId}, ${s.fromSeq}`,
+);
+
+/**
+ * `reconcileSegments` for the segments overlapping `ranges` alone (ranges
+ * that do not overlap each other): what an erasure calls once it commits,
+ * so the texts it withdrew leave the store at once rather than at the
+ * archiver's next run.
+ */
+export async function reconcileSegmentsIn(db: SqlRunner, store: SegmentStore, ranges: readonly SeqRange[], options: ReconcileOptions = {}): Promise<ReconcileSummary> {
+  const summary = emptySummary();
+  if (ranges.length === 0) return summary;
+  const rows = await db.rows<ScannedSegment>(
+    scanRanges({ convIds: ranges.map((r) => r.convId), fromSeqs: ranges.map((r) => r.fromSeq), toSeqs: ranges.map((r) => r.toSeq) }),
+  );
+  await reconcileScanned(db, store, rows, options, summary);
+  return summary;
+}
+
+const emptySummary = (): ReconcileSummary => ({ segments: 0, dropped: 0, rewritten: 0, textsRemoved: 0, failed: 0, skipped: 0, stopped: false });
+
+/** Drops or rewrites each of `rows` as its fate says, into `summary`; false once stopped by the signal. */
+async function reconcileScanned(db: SqlRunner, store: SegmentStore, rows: ScannedSegment[], options: ReconcileOptions, summary: ReconcileSummary): Promise<boolean> {
+  for (const { live, withdrawn, ...segment } of rows) {
+    if (options.signal?.aborted) {
+      summary.stopped = true;
+      return false;
+    }
+    summary.segments += 1;
+    const fate = segmentFate({ count: segment.count, live, withdrawn });
+    if (fate === 'drop') await drop(db, store, segment, options, summary);
+    if (fate === 'rewrite') await rewrite(db, store, segment, options, summary);
+  }
+  return true;
 }
 
 const dropIfEmpty = statement<{ convId: string; fromSeq: number; key: string }>(

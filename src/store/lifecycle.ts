@@ -13,7 +13,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { dropEmptySegments } from '../archive/emptySegments.ts';
+import { dropEmptySegments, type SeqRange } from '../archive/emptySegments.ts';
+import { withdrawErasedTexts } from '../archive/erasure.ts';
+import type { SegmentStore } from '../archive/segmentStore.ts';
 import { conversations, members, messageBodies, messageEdits, messageHides, messageMentions, messagePins, messageReactions, messages, messageStars, threadReads } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { RetentionPolicy } from '../history/retention.ts';
@@ -192,14 +194,19 @@ const eraseReactions = statement<{ userId: string }>(
  * bodies deleted, rows marked `erased_at` (so seqs stay dense), one `erased`
  * entry per conversation, and the records of archive segments left with no
  * live message. Revoked messages have no text left to serve and are skipped.
- * Archived texts leave the store at the archiver's next run, which rewrites
- * every segment holding an erased or revoked text (archive/rewrite.ts).
+ * With `archive` (the process's segment store), archived texts then leave
+ * it before this answers (archive/erasure.ts); if that fails, or with no
+ * store, they leave at the archiver's next run, which rewrites every
+ * segment holding an erased or revoked text (archive/rewrite.ts).
  */
-export async function eraseUser(db: SqlRunner, publisher: Publisher, userId: string): Promise<number> {
+export async function eraseUser(db: SqlRunner, publisher: Publisher, userId: string, archive: SegmentStore | null = null): Promise<number> {
   const notices: Notice[] = [];
+  let ranges: SeqRange[] = [];
+  let unrecorded: string[] = [];
   const count = await db.transaction(async (tx) => {
     const erased = await tx.rows<{ conv_id: string; from_seq: number; to_seq: number; n: number }>(erase({ userId }));
-    await dropEmptySegments(tx, erased.map((r) => ({ convId: r.conv_id, fromSeq: r.from_seq, toSeq: r.to_seq })));
+    ranges = erased.map((r) => ({ convId: r.conv_id, fromSeq: r.from_seq, toSeq: r.to_seq }));
+    unrecorded = await dropEmptySegments(tx, ranges);
     await recordChanges(
       tx,
       erased.map((r) => ({ convId: r.conv_id, kind: 'erased' as const, fromSeq: r.from_seq, toSeq: r.to_seq, userId: null, subjectId: userId })),
@@ -214,5 +221,12 @@ export async function eraseUser(db: SqlRunner, publisher: Publisher, userId: str
     return erased.reduce((sum, r) => sum + r.n, 0);
   });
   publisher.publish(notices);
+  if (archive !== null) {
+    try {
+      await withdrawErasedTexts(db, archive, ranges, unrecorded);
+    } catch {
+      // The erasure has committed and reads no longer serve the texts; the archiver's next run removes what is left.
+    }
+  }
   return count;
 }

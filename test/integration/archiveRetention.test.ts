@@ -4,8 +4,9 @@
  * message loses its record in the transaction that removed them and its
  * object at the archiver's next run; one more than half gone, or holding a
  * revoked or erased text, is rewritten with its live messages only, which
- * read as before; after `eraseUser` and a run, no stored object holds the
- * erased user's text. A crash at any step of a rewrite leaves every message
+ * read as before; once `eraseUser` answers, no stored object holds the
+ * erased user's text (and if the store failed meanwhile, once the next run
+ * has). A crash at any step of a rewrite leaves every message
  * readable, and the next run finishes it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -244,14 +245,19 @@ describe.each(plans)('Retention, purges and erasure in the archive (%s, %s store
       expect(aliceBefore).toHaveLength(40);
 
       expect((await admin.gql(ERASE, { userId: 'bob' })).data).toEqual({ eraseUser: { erasedCount: 84 } });
-      // The segment of bob's alone goes with the erasure's transaction.
+      // The segment of bob's alone goes with the erasure's transaction, its
+      // object once it commits; the three holding his texts among others are
+      // rewritten before the erasure answers, with no archiver run.
       expect(await recorded(conv.uuid)).toEqual([
-        [1, 40, 40],
-        [81, 120, 40],
+        [1, 30, 20],
+        [81, 110, 20],
       ]);
+      expect(await recordedKeys()).toEqual((await storedKeys(store)).sort());
+      expect((await everyStoredEntry()).flatMap((o) => o.entries).filter((e) => e.text.includes('bob secret'))).toEqual([]);
+      // So the archiver's next run finds nothing left to do.
       const run = await nextRun();
-      expect(run.reconciled).toMatchObject({ dropped: 0, rewritten: 3, failed: 0, skipped: 0 });
-      expect(run.orphansRemoved).toBe(1);
+      expect(run.reconciled).toMatchObject({ dropped: 0, rewritten: 0, failed: 0, skipped: 0 });
+      expect(run.orphansRemoved).toBe(0);
 
       const stored = await everyStoredEntry();
       expect(stored.flatMap((o) => o.entries).filter((e) => e.text.includes('bob secret'))).toEqual([]);
@@ -267,6 +273,30 @@ describe.each(plans)('Retention, purges and erasure in the archive (%s, %s store
       expect(bobsEdges.map((e) => [e.node.seq, e.node.content.__typename])).toEqual(
         [...range(11, 20), ...range(31, 80), ...range(91, 100), ...range(111, 120)].map((seq) => [seq, seq === 95 ? 'RevokedContent' : 'PurgedContent']),
       );
+    });
+    it('still erases when the store fails meanwhile; the archiver\'s next run then removes the texts', async () => {
+      const conv = await createGroup(alice, ['bob']);
+      await seedAgedMessages(db, conv.uuid, 'alice', 10, 30);
+      await seedAgedMessages(db, conv.uuid, 'bob', 10, 30);
+      await db.rows(sql`update message_bodies b set text = 'carol secret ' || b.seq from messages m
+        where m.conv_id = b.conv_id and m.seq = b.seq and m.sender_id = 'bob'`);
+      await archive(20);
+      // A store that stops answering writes and deletes just as the erasure commits.
+      const down = (): Promise<never> => Promise.reject(new Error('store unreachable'));
+      const failing: SegmentStore = { location: store.location, put: down, delete: down, get: (key) => store.get(key), list: () => store.list() };
+      setProcessArchive(createArchiveReader(failing, 0));
+      try {
+        const erased = (await admin.gql(ERASE, { userId: 'bob' })).data as { eraseUser: { erasedCount: number } };
+        expect(erased.eraseUser.erasedCount).toBeGreaterThanOrEqual(10);
+      } finally {
+        setProcessArchive(createArchiveReader(store, 0));
+      }
+      const held = async () => (await everyStoredEntry()).flatMap((o) => o.entries).filter((e) => e.text.startsWith('carol secret')).length;
+      expect(await held()).toBe(10);
+      expect((await everyEdge(alice, conv)).filter((e) => e.node.sender.id === 'bob').map((e) => e.node.content.__typename)).toEqual(Array(10).fill('PurgedContent'));
+      const run = await nextRun();
+      expect(run.reconciled).toMatchObject({ rewritten: 1, failed: 0 });
+      expect(await held()).toBe(0);
     });
   });
 

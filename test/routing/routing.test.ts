@@ -74,6 +74,7 @@ const MULTI_CONVERSATION: Record<string, string> = {
   'store/purge.ts scanChunk': "the retention purge's scan of every conversation",
   'archive/archiver.ts archiveBodies': "the archiver's scan of every conversation",
   'archive/emptySegments.ts dropEmptySegments': 'segments of a batch of conversations',
+  'archive/rewrite.ts reconcileSegmentsIn': "the segments overlapping an erasure, in every conversation it erased from",
   'store/lifecycle.ts eraseUser': "erasure: a user's messages and reactions in every conversation",
   'store/lifecycle.ts purgeMessages': 'purge of listed messages, in any conversations',
   'store/hides.ts hideMessages': 'deleteMessagesForMe of listed messages, in any conversations',

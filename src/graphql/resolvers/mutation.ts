@@ -11,6 +11,7 @@ import { policyProblem } from '../../history/retention.ts';
 import { hideMessages } from '../../store/hides.ts';
 import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
+import { processArchive } from '../../archive/reader.ts';
 import { revokeMessage } from '../../store/revokes.ts';
 import { findByClientId, type MentionsToStore, type ReplyTarget, sendMessage } from '../../store/sends.ts';
 import { findMentionFacts } from '../../store/mentions.ts';
@@ -255,7 +256,7 @@ export const Mutation: MutationResolvers = {
     const { admin } = viewerOf(context);
     if (!admin) throw forbidden('Erasing a user needs the `admin` role in your token.');
     checkUserId('userId', input.userId);
-    return { erasedCount: await eraseUser(context.db, context.publisher, input.userId) };
+    return { erasedCount: await eraseUser(context.db, context.publisher, input.userId, processArchive()?.store ?? null) };
   },
 };
 
