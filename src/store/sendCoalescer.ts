@@ -19,11 +19,17 @@
  *
  * A statement that fails stores nothing, and each of its sends is then
  * stored alone, so each gets its own answer (a retry its first copy, a bad
- * one its own error): coalescing never changes what a send answers.
+ * one its own error): coalescing never changes what a send answers. A send
+ * that mentions anyone is always stored alone, at once: its statement also
+ * writes the mentions.
+ *
+ * The shared statement runs on the runner of its first send's request:
+ * that request's statement count (and database time budget) carries the
+ * others' send, whose requests show no statement for it.
  */
 import type { SqlRunner } from '../db/runner.ts';
 import type { Publisher } from './notify.ts';
-import { type PlainSend, type SendOutcome, sendMessage, sendTogether } from './sends.ts';
+import { mentionsAnyone, type SendOutcome, type SendRequest, sendMessage, sendTogether } from './sends.ts';
 
 /** The most sends one statement stores: bounds how long the row lock is held. */
 export const MAX_TOGETHER = 32;
@@ -31,15 +37,15 @@ export const MAX_TOGETHER = 32;
 /** A send waiting for the conversation's current one: `db` is its own request's runner. */
 interface Waiting {
   db: SqlRunner;
-  send: PlainSend;
+  send: SendRequest;
   resolve(outcome: SendOutcome): void;
   reject(error: unknown): void;
 }
 
-/** A process's sends without mentions, stored together per conversation when they overlap. */
+/** A process's sends, stored together per conversation when they overlap. */
 export interface SendCoalescer {
   /** Stores `send` to `convId` on `db` (the sender's request runner), alone or with others; answers as `sendMessage` would. */
-  send(db: SqlRunner, convId: string, send: PlainSend): Promise<SendOutcome>;
+  send(db: SqlRunner, convId: string, send: SendRequest): Promise<SendOutcome>;
 }
 
 /**
@@ -50,8 +56,8 @@ export function createSendCoalescer(publisher: Publisher, observe: (stored: numb
   /** Conversations with a send being stored, and the sends waiting behind it. */
   const queues = new Map<string, Waiting[]>();
 
-  const alone = async (db: SqlRunner, convId: string, { senderId, clientMsgId, text, reply }: PlainSend): Promise<SendOutcome> => {
-    const outcome = await sendMessage(db, publisher, senderId, convId, clientMsgId, text, reply);
+  const alone = async (db: SqlRunner, convId: string, { senderId, clientMsgId, text, reply, mentions }: SendRequest): Promise<SendOutcome> => {
+    const outcome = await sendMessage(db, publisher, senderId, convId, clientMsgId, text, reply, mentions);
     observe(1);
     return outcome;
   };
@@ -85,6 +91,7 @@ export function createSendCoalescer(publisher: Publisher, observe: (stored: numb
 
   return {
     async send(db, convId, send) {
+      if (mentionsAnyone(send.mentions)) return alone(db, convId, send);
       const queue = queues.get(convId);
       if (queue !== undefined) return new Promise<SendOutcome>((resolve, reject) => queue.push({ db, send, resolve, reject }));
       const mine: Waiting[] = [];

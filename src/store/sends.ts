@@ -102,7 +102,7 @@ interface BatchValues {
 const sendBatch = statement<BatchValues>(
   (v) => sql`with sent as (
           select s.sender_id, s.client_msg_id, s.text, s.search_terms, s.reply_to_seq, s.thread_root_seq,
-                 row_number() over (order by s.n) as k, count(*) over () as sent_count
+                 row_number() over (order by s.n) as k
           from unnest(${v.senderIds}::text[], ${v.clientMsgIds}::text[], ${v.texts}::text[], ${v.searchTerms}::tsvector[],
                       ${v.replyToSeqs}::int8[], ${v.threadRootSeqs}::int8[])
             with ordinality as s(sender_id, client_msg_id, text, search_terms, reply_to_seq, thread_root_seq, n)
@@ -115,7 +115,7 @@ const sendBatch = statement<BatchValues>(
         inboxed as (${fanOutActivity(conv, v.convId)}),
         ${m} as (
           insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt, messages.replyToSeq, messages.threadRootSeq)})
-          select ${conv.id}, ${conv.maxSeq} - sent.sent_count + sent.k, sent.sender_id, sent.client_msg_id, ${conv.lastActivityAt}, sent.reply_to_seq, sent.thread_root_seq
+          select ${conv.id}, ${conv.maxSeq} - (select count(*) from sent) + sent.k, sent.sender_id, sent.client_msg_id, ${conv.lastActivityAt}, sent.reply_to_seq, sent.thread_root_seq
           from ${conv} cross join sent
           returning *),
         body as (
@@ -139,13 +139,22 @@ export interface MentionsToStore {
 
 const NO_MENTIONS: MentionsToStore = { userIds: [], everyone: false };
 
-/** One message to store together with others to the same conversation: no mentions (a send with them is stored alone). */
-export interface PlainSend {
+/** Whether a send mentions anyone: then its statement also writes the mentions, and it is stored alone. */
+export function mentionsAnyone(mentions: MentionsToStore): boolean {
+  return mentions.userIds.length > 0 || mentions.everyone;
+}
+
+/** One message to store, by `sendMessage` or together with others to the same conversation. */
+export interface SendRequest {
   senderId: string;
   clientMsgId: string;
   text: string;
   reply: ReplyTarget | null;
+  mentions: MentionsToStore;
 }
+
+/** A send `sendTogether` can store: one that mentions no one. */
+export type PlainSend = Omit<SendRequest, 'mentions'>;
 
 /** The live event of a stored message. */
 const sentEvent = (message: MessageRow) => ({ convId: message.convId, kind: 'sent' as const, seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null });
@@ -197,9 +206,8 @@ export async function sendMessage(
 ): Promise<SendOutcome> {
   let rows: MessageRow[];
   try {
-    const mentioning = mentions.userIds.length > 0 || mentions.everyone;
     rows = await db.rows<MessageRow>(
-      (mentioning ? sendMentioning : send)({
+      (mentionsAnyone(mentions) ? sendMentioning : send)({
         convId,
         senderId,
         clientMsgId,

@@ -13,14 +13,15 @@ import { createRunner, type SqlRunner } from '../../src/db/runner.ts';
 import { createGroup } from '../../src/store/conversations.ts';
 import type { Notice, Publisher } from '../../src/store/notify.ts';
 import { createSendCoalescer, MAX_TOGETHER } from '../../src/store/sendCoalescer.ts';
-import type { PlainSend } from '../../src/store/sends.ts';
+import type { SendRequest } from '../../src/store/sends.ts';
 import { backends, openTestDatabase } from '../helpers/database.ts';
 
-const request = (senderId: string, clientMsgId: string, reply: PlainSend['reply'] = null): PlainSend => ({
+const request = (senderId: string, clientMsgId: string, reply: SendRequest['reply'] = null): SendRequest => ({
   senderId,
   clientMsgId,
   text: `text of ${clientMsgId}`,
   reply,
+  mentions: { userIds: [], everyone: false },
 });
 
 describe.each(backends)('Sends stored together (%s)', (backend) => {
@@ -128,6 +129,28 @@ describe.each(backends)('Sends stored together (%s)', (backend) => {
       [4, 'text of r-3'],
       [5, 'text of r-4'],
     ]);
+  });
+
+  it('stores a send that mentions someone alone and at once, with its mentions, while the others wait and go together', async () => {
+    const convId = await createGroup(db, 'alice', 'mentions', ['bob']);
+    const together: number[] = [];
+    const sends = createSendCoalescer(publisher, (stored) => together.push(stored));
+    const outcomes = await Promise.all([
+      sends.send(db, convId, request('alice', 'p-0')),
+      sends.send(db, convId, request('alice', 'p-1')),
+      sends.send(db, convId, { ...request('alice', 'mention'), mentions: { userIds: ['bob'], everyone: false } }),
+      sends.send(db, convId, request('bob', 'p-2')),
+    ]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['stored', 'stored', 'stored', 'stored']);
+    // p-0 and the mention alone; p-1 and p-2, which waited, together.
+    expect([...together].sort()).toEqual([1, 1, 2]);
+    const mention = outcomes[2]!;
+    const mentioned = await db.rows<{ user_id: string }>(
+      sql`select user_id from message_mentions where conv_id = ${convId} and seq = ${mention.kind === 'stored' ? mention.message.seq : -1}`,
+    );
+    expect(mentioned.map((r) => r.user_id)).toEqual(['bob']);
+    const seqs = outcomes.flatMap((o) => (o.kind === 'stored' ? [o.message.seq] : [])).sort((a, b) => a - b);
+    expect(seqs).toEqual([1, 2, 3, 4]);
   });
 
   it('rejects each send of a failed statement with its own error when storing it alone fails too', async () => {

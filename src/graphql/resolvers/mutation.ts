@@ -13,7 +13,7 @@ import { messageKeyString } from '../../store/messages.ts';
 import { eraseUser, purgeMessages, setRetentionPolicy } from '../../store/lifecycle.ts';
 import { processArchive } from '../../archive/reader.ts';
 import { revokeMessage } from '../../store/revokes.ts';
-import { findByClientId, type MentionsToStore, type ReplyTarget, sendMessage } from '../../store/sends.ts';
+import { findByClientId, type MentionsToStore, type ReplyTarget } from '../../store/sends.ts';
 import { findMentionFacts } from '../../store/mentions.ts';
 import { distinctMentions, MAX_MENTIONED_USERS, mayMentionEveryone } from '../../history/mentionRule.ts';
 import type { SqlRunner } from '../../db/runner.ts';
@@ -138,11 +138,7 @@ export const Mutation: MutationResolvers = {
       // (the send below finds it).
       if ((await findByClientId(context.db, convId, viewerId, input.clientMsgId)) === null) throw refusal;
     }
-    const mentioning = mentions.userIds.length > 0 || mentions.everyone;
-    // A send with mentions is stored alone: its statement also writes them.
-    const outcome = mentioning
-      ? await sendMessage(context.db, context.publisher, viewerId, convId, input.clientMsgId, input.text, reply, mentions)
-      : await context.sends.send(context.db, convId, { senderId: viewerId, clientMsgId: input.clientMsgId, text: input.text, reply });
+    const outcome = await context.sends.send(context.db, convId, { senderId: viewerId, clientMsgId: input.clientMsgId, text: input.text, reply, mentions });
     if (outcome.kind === 'not-found') {
       throw conversationNotFound(input.conversationId);
     }
