@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createRunner } from '../../src/db/runner.ts';
-import { searchVector } from '../../src/history/searchText.ts';
+import { conversationSearchKey, indexLexemes, parseSearchQuery, searchVector, tsqueryFor } from '../../src/history/searchText.ts';
 import { reindexSearch } from '../../src/search/reindex.ts';
 import { type BenchDataShape, benchConversationId, benchMembers, type SeedOutcome, seedBenchData, SEARCH_BENCH_USER } from '../../src/seed/benchData.ts';
 import { benchText } from '../../src/seed/benchTexts.ts';
@@ -88,9 +88,57 @@ describe.each(backends)('The benchmark seed (%s)', (backend) => {
     expect(await vectors()).toEqual(before);
   });
 
+  it('leaves the search index as the migrations made it: no pending list, nothing pending', async () => {
+    expect(await searchIndexOptions(database)).toEqual(['fastupdate=off']);
+    expect(await rows<{ merged: number }>(sql`select gin_clean_pending_list('message_bodies_search_idx'::regclass)::int8 as merged`)).toEqual([{ merged: 0 }]);
+    // Every body is in the index proper: a word's index lookup finds each text that has it.
+    const convId = benchConversationId(1);
+    const parsed = parseSearchQuery('build');
+    if (!parsed.ok) throw new Error('the query has words');
+    const texts = await rows<{ seq: number; text: string }>(sql`select seq, text from message_bodies where conv_id = ${convId} order by seq`);
+    const expected = texts.filter((b) => indexLexemes(b.text).has('build')).map((b) => b.seq);
+    expect(expected.length).toBeGreaterThan(0);
+    const found = await database.db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      return rowsOf<{ seq: number }>(
+        await tx.execute(sql`select seq from message_bodies
+          where search_terms @@ ${tsqueryFor(parsed.query, conversationSearchKey(convId))}::tsquery and conv_id = ${convId} order by seq`),
+      );
+    });
+    expect(found.map((r) => r.seq)).toEqual(expected);
+  });
+
   it('refuses a database that already has conversations, writing nothing', async () => {
     const again = await seedBenchData(database.db, SHAPE, () => undefined);
     expect(again).toEqual({ kind: 'not-empty', conversations: 5 });
     expect(await rows<{ n: number }>(sql`select count(*)::int8 as n from messages`)).toEqual([{ n: 1000 }]);
   });
 });
+
+describe.each(backends)('A benchmark seed that stops (%s)', (backend) => {
+  let database: DatabaseHandle;
+  beforeAll(async () => {
+    database = await openTestDatabase(backend);
+  });
+  afterAll(() => database.close());
+
+  it('reports the failing batch and still leaves the search index without a pending list', async () => {
+    // The third batch's messages are refused, as a full disk or a lost connection would stop it.
+    await database.db.execute(sql`create function refuse_seq_300() returns trigger language plpgsql as $$
+      begin if new.seq = 300 then raise exception 'seq 300 refused'; end if; return new; end $$`);
+    await database.db.execute(sql`create trigger refuse_seq_300 before insert on messages for each row execute function refuse_seq_300()`);
+    const progress: string[] = [];
+    // drizzle wraps the database's error as its cause.
+    await expect(seedBenchData(database.db, SHAPE, (line) => progress.push(line), { concurrency: 1, batchMessages: 150 })).rejects.toMatchObject({
+      cause: expect.objectContaining({ message: 'seq 300 refused' }),
+    });
+    expect(progress.at(-1)).toBe('seed: stopped; the database holds part of the data set: drop it and seed a fresh one');
+    expect(await searchIndexOptions(database)).toEqual(['fastupdate=off']);
+  });
+});
+
+/** The search index's storage parameters, as PostgreSQL lists them. */
+async function searchIndexOptions(database: DatabaseHandle): Promise<string[]> {
+  const [row] = rowsOf<{ options: string[] | null }>(await database.db.execute(sql`select reloptions as options from pg_class where relname = 'message_bodies_search_idx'`));
+  return row!.options ?? [];
+}
