@@ -1,7 +1,9 @@
 /**
  * Per-user rate limits, counted where every server process sees the same
- * numbers: in PostgreSQL (rate-limiter-flexible's Drizzle store, one
- * prepared upsert per check: see store/rateLimitCounters.ts) when the server runs on it, in this process's memory on PGlite,
+ * numbers: in PostgreSQL (rate-limiter-flexible's Drizzle store, with our
+ * prepared upsert, one per check or one for the checks that arrive
+ * together: see store/rateLimitCounters.ts and store/rateLimitBatcher.ts)
+ * when the server runs on it, in this process's memory on PGlite,
  * which only ever serves one process. Each limit allows `burst` actions in a
  * fixed window of `burst / perSecond` seconds: `perSecond` on average, at most
  * `burst` at once. If PostgreSQL cannot answer, the same limit is kept in
@@ -13,6 +15,7 @@ import type { RateLimit, RateLimitSettings } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { SqlRunner } from '../../db/runner.ts';
 import { rateLimits } from '../../db/schema.ts';
+import { createRateLimitBatcher, type RateLimitBatcher } from '../../store/rateLimitBatcher.ts';
 import { type RateLimitCounter, upsertRateLimitCounter } from '../../store/rateLimitCounters.ts';
 
 type RateDecision = { allowed: true } | { allowed: false; retryAfterMs: number };
@@ -30,29 +33,37 @@ export interface RateLimiter {
  */
 export type RateLimitStore = { kind: 'postgres'; db: Database; runner: SqlRunner } | { kind: 'memory' };
 
-/** The library's Drizzle store, with its one per-request statement, the upsert, sent through `runner` as a prepared statement. */
+/**
+ * The library's Drizzle store, with its one per-request statement, the
+ * upsert, sent through `runner` as a prepared statement: adds through
+ * `batcher` (shared by the process's limiters), outright sets alone.
+ */
 class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
   readonly #runner: SqlRunner;
+  readonly #batcher: RateLimitBatcher;
 
-  constructor(options: ConstructorParameters<typeof RateLimiterDrizzle>[0], runner: SqlRunner) {
+  constructor(options: ConstructorParameters<typeof RateLimiterDrizzle>[0], runner: SqlRunner, batcher: RateLimitBatcher) {
     super(options);
     this.#runner = runner;
+    this.#batcher = batcher;
   }
 
   /** What the library's `_upsert` answers: the counter after adding `points` (or setting them, with `forceExpire`). */
   _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<RateLimitCounter> {
     const expire = msDuration > 0 ? new Date(Date.now() + msDuration) : null;
-    return upsertRateLimitCounter(this.#runner, key, points, expire, forceExpire);
+    return forceExpire ? upsertRateLimitCounter(this.#runner, key, points, expire, true) : this.#batcher.add({ key, points, expire });
   }
 }
 
 /** Makes the limiter for `settings` over `store`. */
 export function createRateLimiter(settings: RateLimitSettings, store: RateLimitStore): RateLimiter {
+  // One batcher for all four limiters: a process's checks of any kind go together.
+  const shared = store.kind === 'postgres' ? { ...store, batcher: createRateLimitBatcher(store.runner) } : null;
   const make = (name: string, limit: RateLimit): RateLimiterAbstract => {
     const options = { keyPrefix: name, points: limit.burst, duration: limit.burst / limit.perSecond };
     const memory = new RateLimiterMemory(options);
-    if (store.kind === 'memory') return memory;
-    return new PreparedRateLimiterDrizzle({ ...options, storeClient: store.db, schema: rateLimits, insuranceLimiter: memory }, store.runner);
+    if (shared === null) return memory;
+    return new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimits, insuranceLimiter: memory }, shared.runner, shared.batcher);
   };
   const limiters = {
     send: make('send', settings.send),
