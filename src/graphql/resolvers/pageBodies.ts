@@ -14,6 +14,7 @@ import type { PageSlice } from '../../history/pageSlice.ts';
 import type { MessageRow } from '../../store/rows.ts';
 import { viewerOf, type RequestContext } from '../context.ts';
 import { archiveUnavailable } from '../errors.ts';
+import { primeWarmText } from '../warmTexts.ts';
 import type { ConnectionModel } from '../models.ts';
 
 /** A scanned page before its archived bodies are read. */
@@ -42,7 +43,7 @@ export async function readPageBodies(
   const shown = slice.rows.filter((row) => row.revokedAt === null);
   for (const row of shown) {
     const text = warmTexts.get(row.seq);
-    if (text !== undefined) loader.prime({ convId: row.convId, seq: row.seq }, { kind: 'text', text });
+    if (text !== undefined) primeWarmText(viewerOf(context).loaders, row, text);
   }
   const cold = shown.filter((row) => !warmTexts.has(row.seq) && row.seq <= archivedThroughSeq);
   if (cold.length === 0) return { slice, cut: null };

@@ -5,6 +5,7 @@ import { searchSnippet } from '../../history/searchSnippet.ts';
 import { MAX_QUERY_LENGTH, parseSearchQuery, type SearchQuery } from '../../history/searchText.ts';
 import { searchBackend } from '../../search/index.ts';
 import { viewerOf } from '../context.ts';
+import { primeWarmText } from '../warmTexts.ts';
 import { badUserInput, echo } from '../errors.ts';
 import type { MessageSearchConnectionResolvers, MessageSearchEdgeResolvers, QueryResolvers } from '../generated/resolvers.ts';
 import type { MessageSearchConnectionModel, SearchHitModel } from '../models.ts';
@@ -36,7 +37,7 @@ export const searchQuery: Pick<QueryResolvers, 'search'> = {
     for (const { message, text } of outcome.hits) {
       // Read in the search's snapshot with the index row: `content` needs no statement of its own.
       loaders.message.prime(message, message);
-      loaders.body.prime(message, { kind: 'text', text });
+      primeWarmText(loaders, message, text);
     }
     const connection: MessageSearchConnectionModel = {
       rows: outcome.hits.map((hit): SearchHitModel => ({ hit, query })),

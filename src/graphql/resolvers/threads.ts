@@ -10,6 +10,7 @@ import { pageWindow } from '../../history/pageWindow.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
 import { markThreadRead, scanThread } from '../../store/threads.ts';
 import { viewerOf } from '../context.ts';
+import { primeWarmText } from '../warmTexts.ts';
 import { badUserInput, echo } from '../errors.ts';
 import type { MessageResolvers, MutationResolvers, ThreadConnectionResolvers } from '../generated/resolvers.ts';
 import { cursorSeq } from './conversation.ts';
@@ -46,7 +47,7 @@ export const messageThreadFields: Pick<MessageResolvers, 'replyTo' | 'replyToUna
     if (scanned.kind === 'not-found') throw conversationNotFound(conversationGlobalId(message.convId));
     for (const row of scanned.scanned) {
       const text = scanned.warmTexts.get(row.seq);
-      if (text !== undefined && row.revokedAt === null) loaders.body.prime({ convId: row.convId, seq: row.seq }, { kind: 'text', text });
+      if (text !== undefined && row.revokedAt === null) primeWarmText(loaders, row, text);
     }
     return { convId: message.convId, slice: slicePage(window, scanned.scanned, scanned.behindExists), requestSeq };
   },
