@@ -6,7 +6,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, memberJoinOrder, members } from '../db/schema.ts';
+import { conversations, listedInJoinOrder, memberJoinOrder, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { indexAddedMembers, markLargeIfGrownPast, unindexMember } from './inboxIndex.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
@@ -202,14 +202,15 @@ function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) 
           joinedAt: isoTime(m.joinedAt),
           readSeq: m.readSeq,
         })}
-        from ${members} ${m} where ${m.convId} = ${v.convId} and ${start?.(v) ?? sql`true`}
+        from ${members} ${m} where ${m.convId} = ${v.convId} and ${listedInJoinOrder(m.joinedAt)} and ${start?.(v) ?? sql`true`}
         order by ${memberJoinOrder(m.joinedAt)}, ${m.userId} limit ${v.limit}) p on true
       order by p."joinedAt", p."userId"`,
   );
 }
 
 const firstMembersPage = membersStatement(null);
-// The order and the range are `members_join_order_idx`'s, so a page reads
+// The order, the range and the condition the index is partial on are
+// `members_join_order_idx`'s, so a page reads
 // its own rows from the index (and the next one past them), whatever the
 // size of the group: a first page of 100 in a group of 10,000 read and
 // sorted all 10,000 rows.

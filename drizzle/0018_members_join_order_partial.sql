@@ -1,0 +1,2 @@
+DROP INDEX "members_join_order_idx";--> statement-breakpoint
+CREATE INDEX "members_join_order_idx" ON "members" USING btree ("conv_id",date_trunc('milliseconds', "joined_at" at time zone 'UTC'),"user_id") WHERE "members"."joined_at" > '-infinity'::timestamptz;
