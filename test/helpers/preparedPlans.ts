@@ -95,3 +95,22 @@ export async function recordStatements(db: SqlRunner, work: (runner: SqlRunner) 
   });
   return sent;
 }
+
+/**
+ * The one statement `work` sends, recorded in a transaction that is then
+ * rolled back (a statement that writes leaves nothing behind), explained
+ * (and so run once) planned as `mode` says.
+ */
+export async function explainRecorded(db: SqlRunner, work: (runner: SqlRunner) => Promise<unknown>, mode: PlanMode): Promise<PlanNode> {
+  let statement: SQL | undefined;
+  const rolledBack = new Error('rolled back');
+  await db
+    .transaction(async (tx) => {
+      [statement] = await recordStatements(tx, work);
+      throw rolledBack;
+    })
+    .catch((error: unknown) => {
+      if (error !== rolledBack) throw error;
+    });
+  return explainPrepared(db, statement!, mode);
+}

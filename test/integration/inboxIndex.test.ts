@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
@@ -27,7 +27,7 @@ import { addMembers, leaveConversation, removeMember } from '../../src/store/mem
 import { UNPUBLISHED } from '../../src/store/notify.ts';
 import { sendMessage } from '../../src/store/sends.ts';
 import { backends, openTestDatabase } from '../helpers/database.ts';
-import { buffersTouched, explainPrepared, type PlanMode, recordStatements, rowsRead } from '../helpers/preparedPlans.ts';
+import { buffersTouched, explainPrepared, explainRecorded, type PlanMode, recordStatements, rowsRead } from '../helpers/preparedPlans.ts';
 
 const MIGRATION = readFileSync(new URL('../../drizzle/0016_inbox_index_data.sql', import.meta.url), 'utf8');
 
@@ -238,17 +238,7 @@ describe.each(backends)('The inbox index (%s)', (backend) => {
       const owner = `wide-owner-${randomUUID().slice(0, 8)}`;
       const group = await createGroup(db, owner, 'wide', Array.from({ length: LARGE_GROUP_MEMBERS }, (_, k) => `${owner}-m${k}`));
       // The send's statement as the store sends it, recorded in a transaction rolled back, then explained (and run) once.
-      let statement: SQL | undefined;
-      const rolledBack = new Error('rolled back');
-      await db
-        .transaction(async (tx) => {
-          [statement] = await recordStatements(tx, (runner) => sendMessage(runner, UNPUBLISHED, owner, group, `w-${mode}`, 'to everyone'));
-          throw rolledBack;
-        })
-        .catch((error: unknown) => {
-          if (error !== rolledBack) throw error;
-        });
-      const plan = await explainPrepared(db, statement!, mode);
+      const plan = await explainRecorded(db, (runner) => sendMessage(runner, UNPUBLISHED, owner, group, `w-${mode}`, 'to everyone'), mode);
       // The sender's own member row, nothing else: the inbox step is decided before any member is read.
       expect(rowsRead(plan, 'members')).toBeLessThanOrEqual(1);
       expect(rowsRead(plan, 'user_inbox')).toBe(0);

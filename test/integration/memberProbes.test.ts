@@ -13,7 +13,6 @@
  * hold the plans where the partial index (db/schema.ts,
  * `listedInJoinOrder`) now keeps them whatever the statistics.
  */
-import type { SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
@@ -25,7 +24,7 @@ import { scanPage } from '../../src/store/pages.ts';
 import { sendMessage } from '../../src/store/sends.ts';
 import { backends, openTestDatabase } from '../helpers/database.ts';
 import { type LargeGroup, seedLargeGroup } from '../helpers/largeGroup.ts';
-import { buffersTouched, explainPrepared, type PlanMode, type PlanNode, planShape, recordStatements } from '../helpers/preparedPlans.ts';
+import { buffersTouched, explainRecorded, type PlanMode, type PlanNode, planShape } from '../helpers/preparedPlans.ts';
 
 const clock = () => ({ server: KEEP_EVERYTHING, now: new Date() });
 const SMALL_CONVERSATIONS = 500;
@@ -59,20 +58,7 @@ describe.each(backends)('Member probes in a large group (%s)', (backend) => {
   }, 60_000);
   afterAll(() => database.close());
 
-  /** The one statement `work` sends, recorded in a transaction rolled back (a send writes), then explained (and run) as `mode`. */
-  const planOf = async (work: (runner: SqlRunner) => Promise<unknown>, mode: PlanMode): Promise<PlanNode> => {
-    let statement: SQL | undefined;
-    const rolledBack = new Error('rolled back');
-    await db
-      .transaction(async (tx) => {
-        [statement] = await recordStatements(tx, work);
-        throw rolledBack;
-      })
-      .catch((error: unknown) => {
-        if (error !== rolledBack) throw error;
-      });
-    return explainPrepared(db, statement!, mode);
-  };
+  const planOf = (work: (runner: SqlRunner) => Promise<unknown>, mode: PlanMode) => explainRecorded(db, work, mode);
 
   const newestPage = (group: LargeGroup) => (runner: SqlRunner) =>
     scanPage(runner, group.userId(1), clock(), group.uuid, { direction: 'backward', size: 50, beforeSeq: null });
