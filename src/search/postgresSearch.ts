@@ -5,28 +5,33 @@
  * search is ONE statement whose permission filter comes before its limit:
  *
  * 1. `scope`: the viewer's member rows (all of them, or the one conversation
- *    asked for), each with its visible floor (clear watermark, since-joined
- *    floor, retention cut-off), the low end of the search (the floor, or the
- *    last seq sent at or before `sentAfter`), the seq the cursor (or the
- *    first message sent at or after `sentBefore`) stops at, and the bottom of
- *    its recent window (the RECENT_WINDOW seqs below the stop).
- * 2. `recent`: per conversation, the matches in its recent window that the
- *    viewer may see (above the floor, not deleted for them, not revoked or
- *    erased) and that pass the filter, newest first, up to `size + 1`. The
- *    window is a range of the body primary key, which PostgreSQL ANDs with
- *    the GIN lookup, so only the window's matching rows are read: a common
- *    word costs about what a rare one does.
- * 3. `bar`: the (size + 1)-th newest recent match. A conversation whose
- *    window starts below it cannot place an older match on this page.
- * 4. `older`: only for the other conversations (a rare word left the page
- *    short, or an active conversation's window is newer than the bar), the
- *    same search below the window, with the whole GIN lookup.
- * 5. Both, newest first across conversations, cut at `size + 1`; only then
- *    are the texts read, for the snippets.
+ *    asked for; with senders, only those a sender wrote in), each with its
+ *    visible floor (clear watermark, since-joined floor, retention
+ *    cut-off), the low end of the search (the floor, or the last seq sent at
+ *    or before `sentAfter`) and the seq the cursor (or the first message sent
+ *    at or after `sentBefore`) stops at.
+ * 2. `heads`: per conversation, its newest hit: one the viewer may see
+ *    (above the floor, not deleted for them, not revoked or erased) that
+ *    passes the filter. A walk finds it: down the primary key through the
+ *    RECENT_WINDOW seqs below the stop, testing each row, and only if none
+ *    there is a hit, the whole GIN lookup below them. A common word is found
+ *    in the first few rows; a rare one's lookup is short.
+ * 3. `bar`: the (size + 1)-th newest head. Every hit on the page is at or
+ *    above it, so only a conversation whose head is newer can add a hit.
+ * 4. `rest`: for those conversations, the same walk below the head, down to
+ *    the bar (one probe of (conv_id, created_at, seq) says where it falls),
+ *    up to `size` hits, the window now DEEPER_WINDOW_PER_HIT seqs a hit.
+ * 5. Heads and rest, newest first across conversations, cut at `size + 1`;
+ *    only then are the texts read, for the snippets.
+ *
+ * A page thus checks about one hit per conversation and the page's own,
+ * where checking each conversation's first `size + 1` (the design before)
+ * read 2,100 candidates and 25,000 buffers for a page of 20 across 100
+ * conversations whose newest messages did not match.
  *
  * Steps 3-4 rely on creation time following seq within a conversation
  * (sends stamp `created_at` no earlier than the previous message), so
- * everything below a window is older than the window's first message; the
+ * everything below a conversation's head is older than the head; the
  * time filter's seq bounds rely on it too (each hit is also checked against
  * the times themselves).
  *
@@ -71,16 +76,22 @@ import type { SearchBackend, SearchOutcome, SearchRequest } from './backend.ts';
 type HitRow = MessageRow & { text: string; created_micros: number };
 
 /**
- * How many seqs below the stop each conversation's first look covers. On the
- * benchmark data (words in up to a third of messages, 100 conversations) 32
- * answered in 5-9 ms where 64 took 8-17 and 128 16-27: most pages fill from
- * the newest few matches of each conversation. Once the keyed query was made
- * once per conversation instead of once per row, 16 took 7.6 ms (median of
- * five rounds of ten queries) where 32 took 9.9 and 8 took 14 (too many
- * conversations then need the older step's whole GIN lookup); measured on a
- * busy box, the statement alone through psql.
+ * How many seqs below the stop a conversation's walk for its newest hit
+ * tests row by row before it turns to the GIN lookup. The walk stops at the
+ * first hit, so a common word costs a few rows whatever the window; the
+ * window is what a rare word pays per conversation before its (short)
+ * lookup. 48 clears a run of newer messages that do not match: after the
+ * bench's sends (16 new messages in each conversation) a window of 16 left
+ * every conversation to the lookup (245 ms for the 14 bench queries, one
+ * each, statement alone) where 32 took 84, 48 72-85 and 64 90.
  */
-export const RECENT_WINDOW = 16;
+export const RECENT_WINDOW = 48;
+/**
+ * How many seqs a hit below the head the rest's walk tests row by row
+ * (160 for a page of 20): a word in one message in eight fills the page
+ * from the walk, without the conversation's whole GIN lookup.
+ */
+export const DEEPER_WINDOW_PER_HIT = 8;
 
 /** `conversationSearchKey` in SQL, of the uuid `column`. */
 export function searchKeySql(column: AnyColumn | SQL): SQL {
@@ -178,17 +189,22 @@ function conversationOf(shape: SearchShape, v: Slots<SearchValues>): Conversatio
 
 /**
  * Joins message `m` at `seq` of row `row`'s conversation: one primary-key
- * probe per candidate. Narrowed, the conversation is a constant, and a
- * join lets PostgreSQL misjudge the filter's range of it (two senders in
- * one conversation: 1 row estimated, 283 found) and rescan that range for
- * every candidate instead (a word and two senders in one conversation of
- * the bench data: 23,469 buffers, against 2,111 fenced and 3,054 before
- * the conversation was named); fenced, the probe is all it can do.
+ * probe per candidate, fenced, so the probe is all PostgreSQL can do. As a
+ * plain join it may misjudge the range of the conversation a filter leaves
+ * and rescan that range for every candidate instead: narrowed, two senders
+ * in one conversation (1 row estimated, 283 found; a word and two senders
+ * in one conversation of the bench data: 23,469 buffers, against 2,111
+ * fenced); across conversations, on small tables without statistics, every
+ * message of each conversation for each one's newest hit (2,880 rows read
+ * for 30 hits in test/integration/search.test.ts's costs).
  */
 function messageAt(conv: ConversationOf, row: SQL, seq: SQL): SQL {
-  return conv.narrowed
-    ? sql`cross join lateral (select ${m}.* from ${messages} ${m} where ${m.convId} = ${conv.of(row)} and ${m.seq} = ${seq} offset 0) ${m}`
-    : sql`join ${messages} ${m} on ${m.convId} = ${row} and ${m.seq} = ${seq}`;
+  return keyedRowAt(messages, m, conv, row, seq);
+}
+
+/** `messageAt` for either table keyed by (conv_id, seq), as alias `as`. */
+function keyedRowAt(table: typeof messages | typeof messageBodies, as: typeof m | typeof b, conv: ConversationOf, row: SQL, seq: SQL): SQL {
+  return sql`cross join lateral (select ${as}.* from ${table} ${as} where ${as.convId} = ${conv.of(row)} and ${as.seq} = ${seq} offset 0) ${as}`;
 }
 
 /**
@@ -247,34 +263,35 @@ function andAll(conditions: SQL[]): SQL {
   return conditions.length === 0 ? sql`` : sql` and ${sql.join(conditions, sql` and `)}`;
 }
 
+/** Which seqs of scope row `s` a walk covers: strictly between `low` (at or above the floor) and `high`, at most `limit` hits. */
+interface Span {
+  low: SQL;
+  high: SQL;
+  limit: SQL;
+}
+
 /**
- * The first `limit` candidates of scope row `s` from `source` with seqs
- * strictly between `low` and `high` (`low` at or above the floor), newest
- * first, that the viewer may see and that pass `filter`: rows of (conv_id,
- * seq, created_at). The words' older range has its own form (`olderWords`).
+ * The first `span.limit` candidates of scope row `s` from `source` in
+ * `span`, newest first, that the viewer may see and that pass `filter`:
+ * rows of (conv_id, seq, created_at). The words below the window have
+ * their own form (`olderWords`).
  */
-function candidates(
-  source: Exclude<Source, 'words'> | 'recent words',
-  v: Slots<SearchValues>,
-  conv: ConversationOf,
-  low: SQL,
-  high: SQL,
-  filter: SQL[],
-): SQL {
+function candidates(source: Exclude<Source, 'words'> | 'words in window', v: Slots<SearchValues>, conv: ConversationOf, span: Span, filter: SQL[]): SQL {
+  const { low, high, limit } = span;
   const columns = sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at`;
   const shown = sql`${m.revokedAt} is null and ${m.erasedAt} is null`;
   const scoped = conv.of(sql`s.conv_id`);
   const visible = visibleTo(m, v.viewerId, sql`s.floor_seq`, conv.of(m.convId));
-  if (source === 'recent words') {
+  if (source === 'words in window') {
     return sql`${columns} from ${messageBodies} ${b} ${messageAt(conv, sql`${b.convId}`, sql`${b.seq}`)}
       where ${b.convId} = ${scoped} and ${b.seq} > ${low} and ${b.seq} < ${high}
         and ${b.searchTerms} @@ s.search_query and ${shown} and ${visible}${andAll(filter)}
-      order by ${b.seq} desc limit ${v.limit}`;
+      order by ${b.seq} desc limit ${limit}`;
   }
   if (source === 'messages') {
     return sql`${columns} from ${messages} ${m}
       where ${m.convId} = ${scoped} and ${m.seq} > ${low} and ${m.seq} < ${high} and ${shown} and ${visible}${andAll(filter)}
-      order by ${m.seq} desc limit ${v.limit}`;
+      order by ${m.seq} desc limit ${limit}`;
   }
   const keys =
     source === 'pins'
@@ -295,23 +312,27 @@ function candidates(
   return sql`${columns} from (${keys} order by seq desc offset 0) k
     ${messageAt(conv, sql`s.conv_id`, sql`k.seq`)}
     where not ${hiddenFrom(scoped, v.viewerId, sql`k.seq`)} and ${shown}${andAll(filter)}
-    order by k.seq desc limit ${v.limit}`;
+    order by k.seq desc limit ${limit}`;
 }
 
 /**
- * The words' matches of scope row `s` below its window, newest first: the
- * whole GIN lookup, fenced (see the module comment). Narrowed, the lookup
- * names the conversation too, so it reads that shard's index alone.
+ * The words' matches of scope row `s` in `span` (below its window), newest
+ * first: the whole GIN lookup, fenced (see the module comment), made only
+ * when the span holds a seq. Narrowed, the lookup names the conversation
+ * too, so it reads that shard's index alone.
  */
-function olderWords(v: Slots<SearchValues>, conv: ConversationOf, filter: SQL[]): SQL {
+function olderWords(v: Slots<SearchValues>, conv: ConversationOf, span: Span, filter: SQL[]): SQL {
+  const { low, high, limit } = span;
   const shard = conv.narrowed ? sql` and ${b.convId} = ${conv.of(b.convId)}` : sql``;
   return sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at from (
       select found.conv_id, found.seq from (
         -- Fenced: only the GIN index can answer this, once per conversation.
         select ${b.convId} as conv_id, ${b.seq} as seq from ${messageBodies} ${b}
-        where ${b.searchTerms} @@ s.search_query${shard}
+        -- The span's test names only the outer row: PostgreSQL makes it a
+        -- one-time filter, so an empty span skips the lookup.
+        where ${b.searchTerms} @@ s.search_query and ${high} - ${low} > 1${shard}
         offset 0) found
-      where found.conv_id = s.conv_id and found.seq > s.low_seq and found.seq <= s.window_low
+      where found.conv_id = s.conv_id and found.seq > ${low} and found.seq < ${high}
       -- Sorted before the visibility checks (fenced again), so they stop once the page is full.
       order by found.seq desc
       offset 0) found
@@ -320,7 +341,7 @@ function olderWords(v: Slots<SearchValues>, conv: ConversationOf, filter: SQL[])
     -- a hidden match costs a probe of the ranges, not of messages too.
     where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(conv.of(sql`found.conv_id`), v.viewerId, sql`found.seq`)}${andAll(filter)}
     order by found.seq desc
-    limit ${v.limit}`;
+    limit ${limit}`;
 }
 
 /** The search statement of `shape`; see the module comment. */
@@ -352,42 +373,68 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
     : sql`0`;
   const stopSeq = stops.length === 0 ? sql`${c.maxSeq} + 1` : stops.length === 1 ? stops[0]! : sql`least(${sql.join(stops, sql`, `)})`;
   const scope = shape.narrowed ? sql`${mb.convId} = ${v.convId}::uuid` : sql`true`;
+  // A conversation none of the senders ever wrote in has no hit: one probe
+  // of (conv_id, sender_id, client_msg_id) leaves it out before any walk
+  // (on the bench, two senders in 10 of the searcher's 100 conversations).
+  const sendersWrote = shape.senders
+    ? sql` and ${probe(sql`from ${messages} ${e} where ${e.convId} = ${conv.of(mb.convId)} and ${e.senderId} = any(${v.senderIds}::text[])`)}`
+    : sql``;
   // The query keyed for each conversation, made once per conversation here:
   // written inside the walks, it was rebuilt (a replace and a tsquery parse)
   // for every body row they test, a third of a search's time on the bench.
   const searchQuery = shape.words ? sql`, ${keyedQuery(v.tsqueryTemplate, searchKeySql(sql`s.conv_id`))} as search_query` : sql``;
-  const recent = candidates(source === 'words' ? 'recent words' : source, v, conv, sql`s.window_low`, sql`s.stop_seq`, filter);
-  const older = source === 'words' ? olderWords(v, conv, filter) : candidates(source, v, conv, sql`s.low_seq`, sql`s.window_low + 1`, filter);
-  return sql`with scope as (
-      select s.*, greatest(s.low_seq, s.stop_seq - ${RECENT_WINDOW + 1}::int8) as window_low${searchQuery}
+  // Scope row s's hits in `span`, newest first: the window's (a walk down
+  // the primary key), then, only when that falls short, those below it (the
+  // words' GIN lookup). The walks are the arms of a UNION ALL under a limit:
+  // PostgreSQL runs an Append's arms in order and stops pulling at the
+  // limit, so the second arm runs only for what the first left unfilled.
+  const walk = (span: Span, windowSeqs: SQL): SQL => {
+    const windowLow = sql`greatest(${span.low}, ${span.high} - 1 - ${windowSeqs})`;
+    const inWindow = { low: windowLow, high: span.high, limit: span.limit };
+    const belowWindow = { low: span.low, high: sql`${windowLow} + 1`, limit: span.limit };
+    const first = candidates(source === 'words' ? 'words in window' : source, v, conv, inWindow, filter);
+    const then = source === 'words' ? olderWords(v, conv, belowWindow, filter) : candidates(source, v, conv, belowWindow, filter);
+    return sql`select * from ((${first}) union all (${then})) hits limit ${span.limit}`;
+  };
+  // Materialized: inlined into its one reader, the keyed query would be
+  // made again for every row the walks test.
+  return sql`with scope as materialized (
+      select s.*${searchQuery}
       from (
         select f.*, greatest(f.floor_seq, f.after_seq) as low_seq from (
           select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v, conv.of(c.id))} as floor_seq, ${sentAfterSeq} as after_seq, ${stopSeq} as stop_seq
           from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
-          where ${mb.userId} = ${v.viewerId} and ${scope}
+          where ${mb.userId} = ${v.viewerId} and ${scope}${sendersWrote}
           offset 0) f) s),
-    recent as (
-      select h.* from scope s cross join lateral (${recent}) h),
+    heads as (
+      select s.*, h.seq as head_seq, h.created_at as head_created_at
+      from scope s cross join lateral (${walk({ low: sql`s.low_seq`, high: sql`s.stop_seq`, limit: sql`1` }, sql.raw(`${RECENT_WINDOW}`))}) h),
     bar as (
-      select created_at, conv_id, seq from recent
-      order by created_at desc, conv_id desc, seq desc
+      select head_created_at as created_at, conv_id, head_seq as seq from heads
+      order by head_created_at desc, conv_id desc, head_seq desc
       offset ${v.size} limit 1),
-    older as (
-      select h.* from scope s cross join lateral (${older}) h
-      where s.window_low > s.low_seq
-        and (not exists (select from bar)
-          -- The window's first message bounds everything below it.
-          or coalesce((select (${e.createdAt}, ${e.convId}, ${e.seq}) > (select created_at, conv_id, seq from bar)
-            from ${messages} ${e} where ${e.convId} = ${conv.of(sql`s.conv_id`)} and ${e.seq} > s.window_low
-            order by ${e.seq} limit 1), true))),
+    rest as (
+      select h.* from (
+        -- Only a conversation whose newest hit is newer than the bar can
+        -- place another on the page, and only above the bar: its first
+        -- message past the bar, one probe of (conv_id, created_at, seq).
+        select s.*, greatest(s.low_seq, coalesce((select ${e.seq} - 1 from ${messages} ${e}
+            where ${e.convId} = ${conv.of(sql`s.conv_id`)} and ${e.createdAt} >= (select created_at from bar)
+              and (${e.createdAt}, ${e.convId}, ${e.seq}) > (select created_at, conv_id, seq from bar)
+            order by ${e.createdAt}, ${e.seq} limit 1), s.low_seq)) as rest_low
+        from heads s
+        where not exists (select from bar) or (s.head_created_at, s.conv_id, s.head_seq) > (select created_at, conv_id, seq from bar)
+        offset 0) s
+      cross join lateral (${walk({ low: sql`s.rest_low`, high: sql`s.head_seq`, limit: sql`${v.size}` }, sql`${v.size}::int8 * ${sql.raw(`${DEEPER_WINDOW_PER_HIT}`)}`)}) h),
     page as (
-      select * from recent union all select * from older
+      select conv_id, head_seq as seq, head_created_at as created_at from heads
+      union all select * from rest
       order by created_at desc, conv_id desc, seq desc
       limit ${v.limit})
     select ${messageColumns(m)}, ${b.text} as text, (extract(epoch from ${m.createdAt}) * 1000000)::int8 as created_micros
     from page p
-    join ${messages} ${m} on ${m.convId} = ${conv.of(sql`p.conv_id`)} and ${m.seq} = p.seq
-    join ${messageBodies} ${b} on ${b.convId} = ${conv.of(sql`p.conv_id`)} and ${b.seq} = p.seq
+    ${messageAt(conv, sql`p.conv_id`, sql`p.seq`)}
+    ${keyedRowAt(messageBodies, b, conv, sql`p.conv_id`, sql`p.seq`)}
     order by ${m.createdAt} desc, ${m.convId} desc, ${m.seq} desc`;
 }
 

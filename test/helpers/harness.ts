@@ -11,6 +11,7 @@ import type { RequestStats } from '../../src/graphql/context.ts';
 import type { ReadinessCheck } from '../../src/http/healthHandler.ts';
 import { createLogger, type Logger } from '../../src/log.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { searchVector } from '../../src/history/searchText.ts';
 import { type Backend, openTestDatabase } from './database.ts';
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-characters-long';
@@ -148,6 +149,21 @@ export async function startHarness(backend: Backend, env: Record<string, string>
 /** The error codes of a response, in order. */
 export function codes(response: GraphQLResponse): unknown[] {
   return (response.errors ?? []).map((e) => e.extensions?.code);
+}
+
+/** Stores `rows` (seqs 1 to n, creation times in ms) as the messages of `convId`, sent by `senderId`, search vectors included, past the API. */
+export async function storeMessages(harness: Harness, convId: string, senderId: string, rows: { seq: number; createdAt: number; text: string }[]): Promise<void> {
+  await harness.database.db.transaction(async (tx) => {
+    await tx.execute(sql`insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
+      select ${convId}::uuid, r.seq, ${senderId}, 'stored-' || r.seq, to_timestamp(r.ms / 1000.0)
+      from unnest(${sql.param(rows.map((r) => r.seq))}::int8[], ${sql.param(rows.map((r) => r.createdAt))}::int8[]) as r(seq, ms)`);
+    await tx.execute(sql`insert into message_bodies (conv_id, seq, text, search_terms)
+      select ${convId}::uuid, r.seq, r.text, r.terms::tsvector
+      from unnest(${sql.param(rows.map((r) => r.seq))}::int8[], ${sql.param(rows.map((r) => r.text))}::text[],
+        ${sql.param(rows.map((r) => searchVector(convId, r.text)))}::text[]) as r(seq, text, terms)`);
+    await tx.execute(sql`update conversations set max_seq = ${rows.length}, last_activity_at = to_timestamp(${rows.at(-1)!.createdAt} / 1000.0)
+      where id = ${convId}::uuid`);
+  });
 }
 
 /** Inserts `count` messages from `senderId` into `convId` in one set-based statement (fast fixtures). */

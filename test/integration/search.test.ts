@@ -13,7 +13,7 @@ import { conversationSearchKey, indexLexemes, parseSearchQuery, type SearchQuery
 import { RECENT_WINDOW, searchKeySql } from '../../src/search/postgresSearch.ts';
 import { expectedMatches, HAND_CHECKED, RELEVANCE_MESSAGES, RELEVANCE_QUERIES } from '../fixtures/searchRelevance.ts';
 import { backends } from '../helpers/database.ts';
-import { type Client, codes, type Harness, startHarness } from '../helpers/harness.ts';
+import { type Client, codes, type Harness, startHarness, storeMessages } from '../helpers/harness.ts';
 import { CLEAR, createGroup, DELETE_FOR_ME, REVOKE, send } from '../helpers/operations.ts';
 
 const SEARCH = `query Search($query: String!, $conversationId: ID, $first: Int, $after: String) {
@@ -216,17 +216,7 @@ describe.each(backends)('Search (%s)', (backend) => {
           rows.push({ convId: group.uuid, seq, createdAt: Math.floor((now - age) / 1000) * 1000, text: `${words.join(' ')} #${seq}` });
         }
         stored.push(...rows);
-        await harness.database.db.transaction(async (tx) => {
-          await tx.execute(sql`insert into messages (conv_id, seq, sender_id, client_msg_id, created_at)
-            select ${group.uuid}::uuid, r.seq, 'noah', 'model-' || r.seq, to_timestamp(r.ms / 1000.0)
-            from unnest(${sql.param(rows.map((r) => r.seq))}::int8[], ${sql.param(rows.map((r) => r.createdAt))}::int8[]) as r(seq, ms)`);
-          await tx.execute(sql`insert into message_bodies (conv_id, seq, text, search_terms)
-            select ${group.uuid}::uuid, r.seq, r.text, r.terms::tsvector
-            from unnest(${sql.param(rows.map((r) => r.seq))}::int8[], ${sql.param(rows.map((r) => r.text))}::text[],
-              ${sql.param(rows.map((r) => searchVector(group.uuid, r.text)))}::text[]) as r(seq, text, terms)`);
-          await tx.execute(sql`update conversations set max_seq = ${count}, last_activity_at = to_timestamp(${rows.at(-1)!.createdAt} / 1000.0)
-            where id = ${group.uuid}::uuid`);
-        });
+        await storeMessages(harness, group.uuid, 'noah', rows);
       }
       // Mia hides some of the newest matches and older ones, and clears the long quiet conversation's first half.
       const hides = stored.filter((r, i) => r.text.startsWith('modelcommon') && i % 7 === 0);

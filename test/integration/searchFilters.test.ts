@@ -10,11 +10,11 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
 import { conversationGlobalId, decodeMessageId, messageGlobalId } from '../../src/history/globalId.ts';
-import { indexLexemes, searchVector } from '../../src/history/searchText.ts';
+import { indexLexemes, parseSearchQuery, type SearchQuery, searchVector } from '../../src/history/searchText.ts';
 import { postgresSearch, RECENT_WINDOW } from '../../src/search/postgresSearch.ts';
 import type { MessageFilter } from '../../src/history/messageFilter.ts';
 import { backends } from '../helpers/database.ts';
-import { type Client, codes, type Harness, seedMessages, startHarness } from '../helpers/harness.ts';
+import { type Client, codes, type Harness, seedMessages, startHarness, storeMessages } from '../helpers/harness.ts';
 import { CLEAR, createGroup, DELETE_FOR_ME, REVOKE, send } from '../helpers/operations.ts';
 import { recordingRunner, statementCost } from '../helpers/statementCost.ts';
 
@@ -78,6 +78,13 @@ function random(seed: number): () => number {
     state = (state * 1103515245 + 12345) % 2147483648;
     return state / 2147483648;
   };
+}
+
+/** The search query of `text`, which must be one. */
+function wordsOf(text: string): SearchQuery {
+  const parsed = parseSearchQuery(text);
+  if (!parsed.ok) throw new Error(`not a query: ${text}`);
+  return parsed.query;
 }
 
 describe.each(backends)('Search filters (%s)', (backend) => {
@@ -428,6 +435,90 @@ describe.each(backends)('Search filters (%s)', (backend) => {
         expect(next.stats.statements).toBe(2);
         expect(next.stats.batches).toEqual([{ loader: 'conversation', size: 1 }]);
       }
+    });
+
+    it('reads about one hit per conversation, not every match of every conversation, when their newest messages do not match', async () => {
+      // 30 conversations of 120 messages, sent in step (a second apart
+      // between conversations, 30 s between seqs); the word is in every
+      // second message but none of the newest 24, as when a conversation
+      // has moved on to other things. The first page is the 20 newest
+      // conversations' last match. Reading every match of every
+      // conversation (their whole GIN lookup) visits 1,440 bodies, and
+      // checking 21 of each 630 messages.
+      const pia = await harness.client('pia');
+      const quiet = 24;
+      const count = 120;
+      const base = Math.floor(Date.now() / 1000) * 1000 - 2 * count * 30_000;
+      const convIds: string[] = [];
+      for (let k = 0; k < 30; k += 1) {
+        const group = await createGroup(pia, ['bob']);
+        convIds.push(group.uuid);
+        const rows = Array.from({ length: count }, (_, i) => {
+          const seq = i + 1;
+          const text = seq <= count - quiet && seq % 2 === 0 ? `costword filler #${seq}` : `filler #${seq}`;
+          return { seq, createdAt: base + seq * 30_000 + k * 1000, text };
+        });
+        await storeMessages(harness, group.uuid, 'pia', rows);
+      }
+      const { runner, sent } = recordingRunner(harness.database);
+      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
+      const request = { viewerId: 'pia', query: wordsOf('costword'), convId: null, filter: none, after: null, size: 20, retention: { server: { days: null, maxMessages: null }, now: new Date() } };
+      const outcome = await postgresSearch.search(runner, request);
+      if (outcome.kind !== 'hits') throw new Error('not found');
+      const lastMatch = count - quiet;
+      expect(outcome.hits.map((h) => `${h.message.convId}/${h.message.seq}`)).toEqual(convIds.slice(10).reverse().map((id) => `${id}/${lastMatch}`));
+      expect(outcome.hasNextPage).toBe(true);
+      const { rowsVisited } = await statementCost(harness.database, sent[0]!);
+      // Each conversation's walk down to its newest match, each head
+      // checked once, a probe for where the bar falls in the 20 above it,
+      // and the page's rows read again to be served.
+      expect(rowsVisited.message_bodies).toBeLessThanOrEqual(30 * (quiet + 2) + 2 * 21);
+      expect(rowsVisited.messages).toBeLessThanOrEqual(30 + 20 + 2 * 21);
+    });
+
+    it('walks down a long conversation for a common word rather than reading all its matches', async () => {
+      // One conversation of 1,500 messages, the word in every third but not
+      // the newest 24: a page of 20 is in the newest 84 seqs, where the GIN
+      // lookup reads all 492 matches.
+      const rae = await harness.client('rae');
+      const group = await createGroup(rae, ['bob']);
+      const base = Date.now() - 2_000_000;
+      const rows = Array.from({ length: 1500 }, (_, i) => {
+        const seq = i + 1;
+        return { seq, createdAt: base + seq * 1000, text: seq <= 1476 && seq % 3 === 0 ? `longword #${seq}` : `other #${seq}` };
+      });
+      await storeMessages(harness, group.uuid, 'rae', rows);
+      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
+      for (const convId of [null, group.uuid]) {
+        const { runner, sent } = recordingRunner(harness.database);
+        const request = { viewerId: 'rae', query: wordsOf('longword'), convId, filter: none, after: null, size: 20, retention: { server: { days: null, maxMessages: null }, now: new Date() } };
+        const outcome = await postgresSearch.search(runner, request);
+        if (outcome.kind !== 'hits') throw new Error('not found');
+        expect(outcome.hits.map((h) => h.message.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 1476 - 3 * i));
+        const { rowsVisited } = await statementCost(harness.database, sent[0]!);
+        expect({ convId, bodies: rowsVisited.message_bodies! <= 24 + 3 * 21 + 2 * 21 }).toEqual({ convId, bodies: true });
+      }
+    });
+
+    it('walks only the conversations the senders wrote in', async () => {
+      // 20 conversations of 300 messages; olive wrote three messages of one.
+      const sam = await harness.client('sam');
+      const groups = [];
+      for (let k = 0; k < 20; k += 1) {
+        const group = await createGroup(sam, ['bob']);
+        await seedMessages(harness, group.uuid, 'sam', 300);
+        groups.push(group);
+      }
+      const olives = [30, 150, 270];
+      await harness.database.db.execute(sql`update messages set sender_id = 'olive' where conv_id = ${groups[7]!.uuid}::uuid and seq = any(${sql.param(olives)}::int8[])`);
+      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
+      const { runner, sent } = recordingRunner(harness.database);
+      const request = { viewerId: 'sam', query: null, convId: null, filter: { ...none, senderIds: ['olive'] }, after: null, size: 20, retention: { server: { days: null, maxMessages: null }, now: new Date() } };
+      const outcome = await postgresSearch.search(runner, request);
+      expect(outcome.kind === 'hits' && outcome.hits.map((h) => h.message.seq)).toEqual([...olives].reverse());
+      // At most the one conversation's messages, twice (its first hit, then the rest), where walking all of them reads 6,000.
+      const { rowsVisited } = await statementCost(harness.database, sent[0]!);
+      expect(rowsVisited.messages).toBeLessThanOrEqual(2 * 300);
     });
 
     it('reads what the condition names, not the conversation, when there are no words', async () => {
