@@ -196,7 +196,7 @@ function conversationOf(shape: SearchShape, v: Slots<SearchValues>): Conversatio
  * in one conversation of the bench data: 23,469 buffers, against 2,111
  * fenced); across conversations, on small tables without statistics, every
  * message of each conversation for each one's newest hit (2,880 rows read
- * for 30 hits in test/integration/search.test.ts's costs).
+ * for 30 hits in test/integration/searchFilters.test.ts's costs).
  */
 function messageAt(conv: ConversationOf, row: SQL, seq: SQL): SQL {
   return keyedRowAt(messages, m, conv, row, seq);
