@@ -79,13 +79,18 @@ type HitRow = MessageRow & { text: string; created_micros: number };
  * How many seqs below the stop a conversation's walk for its newest hit
  * tests row by row before it turns to the GIN lookup. The walk stops at the
  * first hit, so a common word costs a few rows whatever the window; the
- * window is what a rare word pays per conversation before its (short)
- * lookup. 48 clears a run of newer messages that do not match: after the
- * bench's sends (16 new messages in each conversation) a window of 16 left
- * every conversation to the lookup (245 ms for the 14 bench queries, one
- * each, statement alone) where 32 took 84, 48 72-85 and 64 90.
+ * window is what a word absent from it pays per conversation before its
+ * lookup. Walking 100 rows costs about 0.06 ms a conversation, a common
+ * word's lookup (about 250 matches, each a heap visit) 0.16-0.25 ms: a
+ * window near what one lookup costs bounds both cases to about twice their
+ * best. Measured on the bench data with 63 non-matching messages atop each
+ * of the searcher's 100 conversations (two full runs' sends), the 14 bench
+ * queries once each, statement alone: 48 took 248 ms in all (every common
+ * word fell to the lookups), 128 took 102 and 256 107; the word in no
+ * message took 5.4, 10.7 and 17.4 ms. With 16 new messages atop each, 16
+ * took 245 ms, 32 84 and 48 54-85.
  */
-export const RECENT_WINDOW = 48;
+export const RECENT_WINDOW = 128;
 /**
  * How many seqs a hit below the head the rest's walk tests row by row
  * (160 for a page of 20): a word in one message in eight fills the page
