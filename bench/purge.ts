@@ -3,7 +3,7 @@
  * and a few hides) in 100 conversations of their own, purged by
  * `backscroll purge` in a child process while scenario (b)'s page reads run
  * against the server. Targets: at least 20,000 messages/s purged, and page
- * reads keeping at least 80% of their rate. Leaves the database as it found
+ * reads keeping at least 90% of their rate. Leaves the database as it found
  * it: the rows it inserts are purged, then its conversations deleted.
  */
 import { spawn } from 'node:child_process';
@@ -18,7 +18,8 @@ const MESSAGES_PER_CONVERSATION = 10_000;
 /** Conversations per insert transaction: 100,000 messages. */
 const INSERT_CHUNK = 10;
 const PURGE_TARGET_PER_SECOND = 20_000;
-const PAGE_RATE_TARGET = 0.8;
+/** Issue 15's: maintenance keeps at least 90% of the page rate (issue 5 asked for 80%). */
+const PAGE_RATE_TARGET = 0.9;
 
 /** Purge conversation `i`'s id: apart from the seeded ones (`...-4000-8000-...`). */
 const purgeConversationId = (i: number) => `00000000-0000-4000-9000-${i.toString(16).padStart(12, '0')}`;

@@ -96,7 +96,7 @@ export const RECENT_WINDOW = 128;
  * (160 for a page of 20): a word in one message in eight fills the page
  * from the walk, without the conversation's whole GIN lookup.
  */
-export const DEEPER_WINDOW_PER_HIT = 8;
+const DEEPER_WINDOW_PER_HIT = 8;
 
 /** `conversationSearchKey` in SQL, of the uuid `column`. */
 export function searchKeySql(column: AnyColumn | SQL): SQL {
