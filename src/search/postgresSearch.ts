@@ -349,6 +349,25 @@ function olderWords(v: Slots<SearchValues>, conv: ConversationOf, span: Span, fi
     limit ${limit}`;
 }
 
+/** A place in the search order: creation time, then conversation, then seq. */
+interface Position {
+  createdAt: SQL;
+  convId: SQL;
+  seq: SQL;
+}
+
+/**
+ * The first seq of conversation `convId` at or strictly past `at` in the
+ * search order, or null: one probe of (conv_id, created_at, seq). Creation
+ * time follows seq within a conversation, so every later seq is past too.
+ */
+function firstSeqPast(convId: SQL, at: Position, bound: 'at or past' | 'past'): SQL {
+  return sql`(select ${e.seq} from ${messages} ${e}
+    where ${e.convId} = ${convId} and ${e.createdAt} >= ${at.createdAt}
+      and (${e.createdAt}, ${e.convId}, ${e.seq}) ${sql.raw(bound === 'past' ? '>' : '>=')} (${at.createdAt}, ${at.convId}, ${at.seq})
+    order by ${e.createdAt}, ${e.seq} limit 1)`;
+}
+
 /** The search statement of `shape`; see the module comment. */
 function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   const source = sourceOf(shape);
@@ -361,10 +380,8 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   const afterTime = sql`(timestamptz 'epoch' + ${v.afterMicros}::int8 * interval '1 microsecond')`;
   const stops: SQL[] = [];
   if (shape.paged) {
-    stops.push(sql`coalesce((select ${e.seq} from ${messages} ${e}
-          where ${e.convId} = ${conv.of(mb.convId)} and ${e.createdAt} >= ${afterTime}
-            and (${e.createdAt}, ${e.convId}, ${e.seq}) >= (${afterTime}, ${v.afterConvId}::uuid, ${v.afterSeq}::int8)
-          order by ${e.createdAt}, ${e.seq} limit 1), ${c.maxSeq} + 1)`);
+    const cursor = { createdAt: afterTime, convId: sql`${v.afterConvId}::uuid`, seq: sql`${v.afterSeq}::int8` };
+    stops.push(sql`coalesce(${firstSeqPast(conv.of(mb.convId), cursor, 'at or past')}, ${c.maxSeq} + 1)`);
   }
   if (shape.sentBefore) {
     stops.push(sql`coalesce((select ${e.seq} from ${messages} ${e}
@@ -401,6 +418,10 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
     const then = source === 'words' ? olderWords(v, conv, belowWindow, filter) : candidates(source, v, conv, belowWindow, filter);
     return sql`select * from ((${first}) union all (${then})) hits limit ${span.limit}`;
   };
+  // Each read of the bar is its own scalar subquery (an init plan), so the
+  // probe's index condition can use it; joined, the probe scanned the whole
+  // conversation's (conv_id, created_at, seq) for it.
+  const barPosition = { createdAt: sql`(select created_at from bar)`, convId: sql`(select conv_id from bar)`, seq: sql`(select seq from bar)` };
   // Materialized: inlined into its one reader, the keyed query would be
   // made again for every row the walks test.
   return sql`with scope as materialized (
@@ -413,7 +434,7 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
           offset 0) f) s),
     heads as (
       select s.*, h.seq as head_seq, h.created_at as head_created_at
-      from scope s cross join lateral (${walk({ low: sql`s.low_seq`, high: sql`s.stop_seq`, limit: sql`1` }, sql.raw(`${RECENT_WINDOW}`))}) h),
+      from scope s cross join lateral (${walk({ low: sql`s.low_seq`, high: sql`s.stop_seq`, limit: sql`1` }, sql.raw(String(RECENT_WINDOW)))}) h),
     bar as (
       select head_created_at as created_at, conv_id, head_seq as seq from heads
       order by head_created_at desc, conv_id desc, head_seq desc
@@ -423,14 +444,11 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
         -- Only a conversation whose newest hit is newer than the bar can
         -- place another on the page, and only above the bar: its first
         -- message past the bar, one probe of (conv_id, created_at, seq).
-        select s.*, greatest(s.low_seq, coalesce((select ${e.seq} - 1 from ${messages} ${e}
-            where ${e.convId} = ${conv.of(sql`s.conv_id`)} and ${e.createdAt} >= (select created_at from bar)
-              and (${e.createdAt}, ${e.convId}, ${e.seq}) > (select created_at, conv_id, seq from bar)
-            order by ${e.createdAt}, ${e.seq} limit 1), s.low_seq)) as rest_low
+        select s.*, greatest(s.low_seq, coalesce(${firstSeqPast(conv.of(sql`s.conv_id`), barPosition, 'past')} - 1, s.low_seq)) as rest_low
         from heads s
         where not exists (select from bar) or (s.head_created_at, s.conv_id, s.head_seq) > (select created_at, conv_id, seq from bar)
         offset 0) s
-      cross join lateral (${walk({ low: sql`s.rest_low`, high: sql`s.head_seq`, limit: sql`${v.size}` }, sql`${v.size}::int8 * ${sql.raw(`${DEEPER_WINDOW_PER_HIT}`)}`)}) h),
+      cross join lateral (${walk({ low: sql`s.rest_low`, high: sql`s.head_seq`, limit: sql`${v.size}` }, sql`${v.size}::int8 * ${sql.raw(String(DEEPER_WINDOW_PER_HIT))}`)}) h),
     page as (
       select conv_id, head_seq as seq, head_created_at as created_at from heads
       union all select * from rest

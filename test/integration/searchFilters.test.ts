@@ -13,6 +13,7 @@ import { conversationGlobalId, decodeMessageId, messageGlobalId } from '../../sr
 import { indexLexemes, parseSearchQuery, type SearchQuery, searchVector } from '../../src/history/searchText.ts';
 import { postgresSearch, RECENT_WINDOW } from '../../src/search/postgresSearch.ts';
 import type { MessageFilter } from '../../src/history/messageFilter.ts';
+import { KEEP_EVERYTHING } from '../../src/history/retention.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, codes, type Harness, seedMessages, startHarness, storeMessages } from '../helpers/harness.ts';
 import { CLEAR, createGroup, DELETE_FOR_ME, REVOKE, send } from '../helpers/operations.ts';
@@ -79,6 +80,11 @@ function random(seed: number): () => number {
     return state / 2147483648;
   };
 }
+
+/** A filter with no conditions, for the store calls made directly. */
+const NO_CONDITIONS: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
+/** The retention clock of a server that keeps everything, now. */
+const keepAll = () => ({ server: KEEP_EVERYTHING, now: new Date() });
 
 /** The search query of `text`, which must be one. */
 function wordsOf(text: string): SearchQuery {
@@ -444,7 +450,7 @@ describe.each(backends)('Search filters (%s)', (backend) => {
       // has moved on to other things. The first page is the 20 newest
       // conversations' last match. Reading every match of every
       // conversation (their whole GIN lookup) visits 1,440 bodies, and
-      // checking 21 of each 630 messages.
+      // checking the first 21 of each, 630 messages.
       const pia = await harness.client('pia');
       const quiet = 24;
       const count = 120;
@@ -461,8 +467,7 @@ describe.each(backends)('Search filters (%s)', (backend) => {
         await storeMessages(harness, group.uuid, 'pia', rows);
       }
       const { runner, sent } = recordingRunner(harness.database);
-      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
-      const request = { viewerId: 'pia', query: wordsOf('costword'), convId: null, filter: none, after: null, size: 20, retention: { server: { days: null, maxMessages: null }, now: new Date() } };
+      const request = { viewerId: 'pia', query: wordsOf('costword'), convId: null, filter: NO_CONDITIONS, after: null, size: 20, retention: keepAll() };
       const outcome = await postgresSearch.search(runner, request);
       if (outcome.kind !== 'hits') throw new Error('not found');
       const lastMatch = count - quiet;
@@ -488,10 +493,9 @@ describe.each(backends)('Search filters (%s)', (backend) => {
         return { seq, createdAt: base + seq * 1000, text: seq <= 1476 && seq % 3 === 0 ? `longword #${seq}` : `other #${seq}` };
       });
       await storeMessages(harness, group.uuid, 'rae', rows);
-      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
       for (const convId of [null, group.uuid]) {
         const { runner, sent } = recordingRunner(harness.database);
-        const request = { viewerId: 'rae', query: wordsOf('longword'), convId, filter: none, after: null, size: 20, retention: { server: { days: null, maxMessages: null }, now: new Date() } };
+        const request = { viewerId: 'rae', query: wordsOf('longword'), convId, filter: NO_CONDITIONS, after: null, size: 20, retention: keepAll() };
         const outcome = await postgresSearch.search(runner, request);
         if (outcome.kind !== 'hits') throw new Error('not found');
         expect(outcome.hits.map((h) => h.message.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 1476 - 3 * i));
@@ -511,9 +515,8 @@ describe.each(backends)('Search filters (%s)', (backend) => {
       }
       const olives = [30, 150, 270];
       await harness.database.db.execute(sql`update messages set sender_id = 'olive' where conv_id = ${groups[7]!.uuid}::uuid and seq = any(${sql.param(olives)}::int8[])`);
-      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
       const { runner, sent } = recordingRunner(harness.database);
-      const request = { viewerId: 'sam', query: null, convId: null, filter: { ...none, senderIds: ['olive'] }, after: null, size: 20, retention: { server: { days: null, maxMessages: null }, now: new Date() } };
+      const request = { viewerId: 'sam', query: null, convId: null, filter: { ...NO_CONDITIONS, senderIds: ['olive'] }, after: null, size: 20, retention: keepAll() };
       const outcome = await postgresSearch.search(runner, request);
       expect(outcome.kind === 'hits' && outcome.hits.map((h) => h.message.seq)).toEqual([...olives].reverse());
       // At most the one conversation's messages, twice (its first hit, then the rest), where walking all of them reads 6,000.
@@ -535,8 +538,6 @@ describe.each(backends)('Search filters (%s)', (backend) => {
       }
       const [{ at }] = rowsOf<{ at: string }>(await harness.database.db.execute(sql`select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
         from messages where conv_id = ${group.uuid}::uuid and seq = 2960`)) as [{ at: string }];
-      const none: MessageFilter = { senderIds: null, sentAfter: null, sentBefore: null, mentionsMe: null, starred: null, pinned: null, hasReplies: null };
-      const retention = { server: { days: null, maxMessages: null }, now: new Date() };
       const cases: [Partial<MessageFilter>, number[], number][] = [
         // Each candidate is read twice (found, then served); the rest are probes of a window's edge.
         [{ pinned: true }, [...few].reverse(), 10],
@@ -548,7 +549,7 @@ describe.each(backends)('Search filters (%s)', (backend) => {
       ];
       for (const [condition, seqs, most] of cases) {
         const { runner, sent } = recordingRunner(harness.database);
-        const request = { viewerId: 'bob', query: null, convId: group.uuid, filter: { ...none, ...condition }, after: null, size: 20, retention };
+        const request = { viewerId: 'bob', query: null, convId: group.uuid, filter: { ...NO_CONDITIONS, ...condition }, after: null, size: 20, retention: keepAll() };
         const outcome = await postgresSearch.search(runner, request);
         expect({ condition, seqs: outcome.kind === 'hits' && outcome.hits.map((h) => h.message.seq) }).toEqual({ condition, seqs });
         const { rowsVisited } = await statementCost(harness.database, sent[0]!);
