@@ -29,8 +29,7 @@ interface ConversationRef {
   unchecked: true;
 }
 export type MessageModel = MessageRow;
-/** An edge is its message row; the cursor is derived from it. */
-export type EdgeModel = MessageRow;
+export type { MessageEdgeModel as EdgeModel } from './messageEdges.ts';
 export interface UserModel {
   id: string;
 }

@@ -1,11 +1,12 @@
-/** `MessageConnection`, `MessageEdge` and `PageInfo`, all derived from one scanned page. */
+/** `MessageConnection` and `PageInfo`, derived from one scanned page; its edges are `MessageEdgeModel`s (messageEdges.ts). */
 import { encodeChangeCursor, encodeCursor } from '../../history/cursor.ts';
 import { gapsIn } from '../../history/pageSpan.ts';
 import type { ConnectionModel } from '../models.ts';
-import type { MessageConnectionResolvers, MessageEdgeResolvers } from '../generated/resolvers.ts';
+import type { MessageConnectionResolvers } from '../generated/resolvers.ts';
+import { messageEdges } from '../messageEdges.ts';
 
 export const MessageConnection: MessageConnectionResolvers = {
-  edges: (connection) => connection.slice.rows,
+  edges: (connection) => messageEdges(connection.slice.rows),
   pageInfo: (connection) => ({
     hasPreviousPage: connection.slice.hasPreviousPage,
     hasNextPage: connection.slice.hasNextPage,
@@ -29,11 +30,6 @@ export const MessageConnection: MessageConnectionResolvers = {
               ? 'Archived messages did not arrive in time; page on from the cut side to get them.'
               : 'Archived messages cannot be read right now; they are left out, and paging on from the cut side asks for them again.',
         },
-};
-
-export const MessageEdge: MessageEdgeResolvers = {
-  cursor: (row) => encodeCursor(row.convId, row.seq),
-  node: (row) => row,
 };
 
 /**

@@ -2,7 +2,7 @@
 import { DateTimeScalar, SeqScalar } from '../scalars.ts';
 import type { Resolvers } from '../generated/resolvers.ts';
 import { ChangeConnection, MessageChange } from './changes.ts';
-import { MessageConnection, MessageEdge } from './connection.ts';
+import { MessageConnection } from './connection.ts';
 import { Conversation } from './conversation.ts';
 import { conversationInboxFields } from './conversationInbox.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
@@ -43,7 +43,6 @@ export const resolvers: Resolvers = {
   AnnouncementConnection,
   AnnouncementEdge,
   MessageConnection,
-  MessageEdge,
   Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields, ...messageStarFields, ...messageMentionFields },
   MessageEditConnection,
   MessageEditEdge,

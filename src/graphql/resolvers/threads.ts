@@ -11,6 +11,7 @@ import { conversationGlobalId } from '../../history/globalId.ts';
 import { markThreadRead, scanThread } from '../../store/threads.ts';
 import { viewerOf } from '../context.ts';
 import { primeWarmText } from '../warmTexts.ts';
+import { messageEdges } from '../messageEdges.ts';
 import { badUserInput, echo } from '../errors.ts';
 import type { MessageResolvers, MutationResolvers, ThreadConnectionResolvers } from '../generated/resolvers.ts';
 import { cursorSeq } from './conversation.ts';
@@ -54,7 +55,7 @@ export const messageThreadFields: Pick<MessageResolvers, 'replyTo' | 'replyToUna
 };
 
 export const ThreadConnection: ThreadConnectionResolvers = {
-  edges: (thread) => thread.slice.rows,
+  edges: (thread) => messageEdges(thread.slice.rows),
   pageInfo: (thread) => {
     // An empty page keeps the position it was asked from, as message pages do,
     // so a client's stored cursor is never replaced by null.
