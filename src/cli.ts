@@ -25,6 +25,7 @@ import { createRunner } from './db/runner.ts';
 import { ensureDemo } from './demo/createDemo.ts';
 import { demoBanner, demoSandboxVariables } from './demo/demoBanner.ts';
 import { DEMO_USERS } from './demo/demoTexts.ts';
+import { limitHeapGrowth } from './heapGrowth.ts';
 import { createLogger, type Logger } from './log.ts';
 import { runPurgePass } from './purge.ts';
 import { type PurgeSchedule, startPurgeSchedule } from './purgeSchedule.ts';
@@ -132,6 +133,7 @@ async function serve(args: string[]): Promise<void> {
     fail(`${(error as Error).message}\n${USAGE}`);
   }
   const config = loadConfig();
+  limitHeapGrowth(config.heapGrowthPercent);
   // On PostgreSQL, migrating is a deliberate step: refuse to serve a database behind it.
   if (cluster.isPrimary && config.databaseUrl !== null) await ensureMigrated(config);
   if (cluster.isPrimary && config.workers > 1) {

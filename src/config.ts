@@ -110,6 +110,8 @@ export interface Config {
   statementTimeoutMs: number;
   /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
   workers: number;
+  /** How far each process's heap may grow past its live data before a full collection, in percent; 0: V8's own choice (src/heapGrowth.ts). */
+  heapGrowthPercent: number;
   /** Per-user limits, shared by every server process on one PostgreSQL; see src/graphql/gate/rateLimiter.ts. */
   rateLimits: RateLimitSettings;
   /** Open WebSocket connections one user may hold at once, across every server process. */
@@ -172,6 +174,7 @@ export const SETTINGS = [
   { name: 'EDIT_WINDOW_SECONDS', default: null, meaning: 'how long a sender may edit their own message; unset: any time' },
   { name: 'DATABASE_POOL_SIZE', default: '10', meaning: 'PostgreSQL connections per server process' },
   { name: 'BACKSCROLL_WORKERS', default: '1', meaning: 'server processes sharing the port (more than one needs DATABASE_URL)' },
+  { name: 'HEAP_GROWTH_PERCENT', default: '100', meaning: "how far a process's heap grows past its live data before a full collection (0: V8's choice)" },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement_timeout of the server connections' },
   { name: 'REQUEST_DATABASE_TIME_MS', default: '5000', meaning: 'database time one request (or live event view) may use in all' },
   { name: 'RATE_LIMIT_SEND_PER_SECOND', default: '20', meaning: 'sendMessage calls per user per second' },
@@ -277,6 +280,7 @@ export function readConfig(env: Env): ConfigResult {
     editWindowSeconds: optionalInteger('EDIT_WINDOW_SECONDS', 100 * 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
+    heapGrowthPercent: integer('HEAP_GROWTH_PERCENT', 100, 0, 1000),
     statementTimeoutMs: integer('STATEMENT_TIMEOUT_MS', 5000, 10, 3_600_000),
     rateLimits: {
       send: { perSecond: integer('RATE_LIMIT_SEND_PER_SECOND', 20, 1, 100_000), burst: integer('RATE_LIMIT_SEND_BURST', 40, 1, 100_000) },

@@ -22,6 +22,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   editWindowSeconds: null,
   poolSize: 10,
   workers: 1,
+  heapGrowthPercent: 100,
   statementTimeoutMs: 5000,
   rateLimits: {
     send: { perSecond: 20, burst: 40 },
@@ -186,6 +187,16 @@ describe('Configuration: integers', () => {
       accepted({ poolSize: 1000 }),
       refused(['DATABASE_POOL_SIZE', '1', '1000', '"0"']),
       refused(['DATABASE_POOL_SIZE', '1', '1000', '"1001"']),
+    ]);
+  });
+
+  it('accepts HEAP_GROWTH_PERCENT from 0 (V8 chooses) to 1000 and refuses 1001 and non-integers', () => {
+    expect(['0', '1000', '1001', '-1', '1.5'].map((HEAP_GROWTH_PERCENT) => readConfig({ HEAP_GROWTH_PERCENT }))).toEqual([
+      accepted({ heapGrowthPercent: 0 }),
+      accepted({ heapGrowthPercent: 1000 }),
+      refused(['HEAP_GROWTH_PERCENT', '0', '1000', '"1001"']),
+      refused(['HEAP_GROWTH_PERCENT', '0', '1000', '"-1"']),
+      refused(['HEAP_GROWTH_PERCENT', '0', '1000', '"1.5"']),
     ]);
   });
 
