@@ -29,6 +29,7 @@ interface ConversationRef {
   unchecked: true;
 }
 export type MessageModel = MessageRow;
+/** A message edge: its row as `node`, and the cursor made from it when asked (messageEdges.ts). */
 export type { MessageEdgeModel as EdgeModel } from './messageEdges.ts';
 export interface UserModel {
   id: string;
