@@ -15,6 +15,7 @@ import type { StarredRow } from '../store/stars.ts';
 import type { MentionRow } from '../store/mentions.ts';
 import type { PinRow } from '../store/pins.ts';
 import type { ConversationRow, MessageRow } from '../store/rows.ts';
+import type { KeysetEdgeModel } from './keysetEdges.ts';
 
 /**
  * A conversation as the viewer sees it, or only its id when the request
@@ -78,18 +79,19 @@ export interface KeysetPage<Row> {
   hasPreviousPage: boolean;
   cursorOf(row: Row): string;
 }
-export interface KeysetEdge<Row> {
-  row: Row;
-  cursor: string;
-}
+/** A keyset edge: its row, its node (the row) and its cursor, made when asked (keysetEdges.ts). */
+export type KeysetEdge<Row> = KeysetEdgeModel<Row>;
 
 export type ConversationConnectionModel = KeysetPage<ConversationRow>;
 export type ConversationEdgeModel = KeysetEdge<ConversationRow>;
 
-/** One membership as the API shows it. */
+/**
+ * One membership as the API shows it, every field a property so a list of
+ * 100 members calls no resolver per member (keysetEdges.ts says why).
+ */
 export interface MemberModel {
-  userId: string;
-  role: 'owner' | 'member';
+  user: UserModel;
+  role: 'OWNER' | 'MEMBER';
   /** ISO 8601, UTC. */
   joinedAt: string;
   readSeq: number;

@@ -21,7 +21,7 @@ import type {
 } from '../generated/resolvers.ts';
 import type { KeysetPage } from '../models.ts';
 import { checkedTitle } from './arguments.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 
 
 export const viewerAnnouncementFields: Pick<ViewerResolvers, 'announcements' | 'unreadAnnouncementCount'> = {
@@ -47,8 +47,6 @@ export const viewerAnnouncementFields: Pick<ViewerResolvers, 'announcements' | '
 };
 
 export const AnnouncementConnection: AnnouncementConnectionResolvers = keysetConnectionResolvers<AnnouncementRow>();
-
-export const AnnouncementEdge: AnnouncementEdgeResolvers = keysetEdgeResolvers<AnnouncementRow>();
 
 export const Announcement: AnnouncementResolvers = {
   id: (announcement) => announcementGlobalId(announcement.id),

@@ -5,8 +5,8 @@ import { cutExtraRow } from '../../history/pageSlice.ts';
 import { editMessage } from '../../store/edits.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
-import type { MessageEditConnectionResolvers, MessageEditEdgeResolvers, MessageResolvers, MutationResolvers } from '../generated/resolvers.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import type { MessageEditConnectionResolvers, MessageResolvers, MutationResolvers } from '../generated/resolvers.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 import { messageKeyOf, messageNotFound } from './lookups.ts';
 
 const WHY_NOT: Record<'not-sender' | 'revoked' | 'erased' | 'archived' | 'window-passed', (id: string, windowSeconds: number | null) => string> = {
@@ -64,4 +64,3 @@ export const messageEditFields: Pick<MessageResolvers, 'editedAt' | 'edits'> = {
 };
 
 export const MessageEditConnection: MessageEditConnectionResolvers = keysetConnectionResolvers();
-export const MessageEditEdge: MessageEditEdgeResolvers = keysetEdgeResolvers();

@@ -6,8 +6,8 @@ import { MessageConnection } from './connection.ts';
 import { Conversation } from './conversation.ts';
 import { conversationInboxFields } from './conversationInbox.ts';
 import { Message, MessageContent, RevokedContent } from './message.ts';
-import { editMutations, MessageEditConnection, MessageEditEdge, messageEditFields } from './edits.ts';
-import { messageReactionFields, ReactionGroup, reactionMutations, UserConnection, UserEdge } from './reactions.ts';
+import { editMutations, MessageEditConnection, messageEditFields } from './edits.ts';
+import { messageReactionFields, ReactionGroup, reactionMutations, UserConnection } from './reactions.ts';
 import { messageThreadFields, ThreadConnection, threadMutations } from './threads.ts';
 import { messageStarFields, starMutations, StarredMessageConnection, StarredMessageEdge, viewerStarFields } from './stars.ts';
 import { conversationPinFields, PinnedMessageConnection, PinnedMessageEdge, pinMutations } from './pins.ts';
@@ -16,9 +16,9 @@ import { Mutation } from './mutation.ts';
 import { Node, Query } from './query.ts';
 import { MessageSearchConnection, MessageSearchEdge, searchQuery } from './search.ts';
 import { ConversationEvent, Subscription } from './subscription.ts';
-import { ConversationConnection, ConversationEdge, Viewer } from './viewer.ts';
-import { Announcement, AnnouncementConnection, AnnouncementEdge, announcementMutations, viewerAnnouncementFields } from './announcements.ts';
-import { conversationMembershipFields, Member, MemberConnection, MemberEdge, membershipMutations } from './membership.ts';
+import { ConversationConnection, Viewer } from './viewer.ts';
+import { Announcement, AnnouncementConnection, announcementMutations, viewerAnnouncementFields } from './announcements.ts';
+import { conversationMembershipFields, MemberConnection, membershipMutations } from './membership.ts';
 
 export const resolvers: Resolvers = {
   DateTime: DateTimeScalar,
@@ -35,21 +35,15 @@ export const resolvers: Resolvers = {
   StarredMessageConnection,
   StarredMessageEdge,
   ConversationConnection,
-  ConversationEdge,
-  Member,
   MemberConnection,
-  MemberEdge,
   Announcement,
   AnnouncementConnection,
-  AnnouncementEdge,
   MessageConnection,
   Message: { ...Message, ...messageEditFields, ...messageReactionFields, ...messageThreadFields, ...messageStarFields, ...messageMentionFields },
   MessageEditConnection,
-  MessageEditEdge,
   ThreadConnection,
   ReactionGroup,
   UserConnection,
-  UserEdge,
   MessageContent,
   RevokedContent,
   ChangeConnection,

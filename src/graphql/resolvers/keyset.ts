@@ -2,15 +2,12 @@
  * The edges and page info of every keyset connection that is not a message
  * page (inbox, members, announcements): each is a `KeysetPage` of rows with
  * a way to make a row's cursor, so the connection resolvers are written once.
+ * The edges themselves need no resolvers (keysetEdges.ts).
  */
 import { type ListName, listSize } from '../../history/listSizes.ts';
 import { badUserInput } from '../errors.ts';
-import type { KeysetEdge, KeysetPage, PageInfoModel } from '../models.ts';
-
-/** The edges of a keyset page, in page order. */
-function keysetEdges<Row>(page: KeysetPage<Row>): KeysetEdge<Row>[] {
-  return page.rows.map((row) => ({ row, cursor: page.cursorOf(row) }));
-}
+import { keysetEdges } from '../keysetEdges.ts';
+import type { KeysetPage, PageInfoModel } from '../models.ts';
 
 /** The page info of a keyset page: cursors of its first and last rows. */
 function keysetPageInfo<Row>(page: KeysetPage<Row>): PageInfoModel {
@@ -36,13 +33,5 @@ export function keysetConnectionResolvers<Row>() {
   return {
     edges: (page: KeysetPage<Row>) => keysetEdges(page),
     pageInfo: (page: KeysetPage<Row>) => keysetPageInfo(page),
-  };
-}
-
-/** The resolvers of a keyset edge type whose node is its row. */
-export function keysetEdgeResolvers<Row>() {
-  return {
-    cursor: (edge: KeysetEdge<Row>) => edge.cursor,
-    node: (edge: KeysetEdge<Row>) => edge.row,
   };
 }

@@ -14,10 +14,10 @@ import { membershipNotice } from '../../store/notify.ts';
 import { cutExtraRow } from '../../history/pageSlice.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo, forbidden } from '../errors.ts';
-import type { ConversationResolvers, MemberConnectionResolvers, MemberEdgeResolvers, MemberResolvers, MutationResolvers } from '../generated/resolvers.ts';
-import type { KeysetPage } from '../models.ts';
+import type { ConversationResolvers, MemberConnectionResolvers, MutationResolvers } from '../generated/resolvers.ts';
+import type { KeysetPage, MemberModel } from '../models.ts';
 import { checkUserId, conversationUuid, MAX_MEMBERS } from './arguments.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, freshConversation } from './lookups.ts';
 
 /**
@@ -39,6 +39,11 @@ function refusal(outcome: MembershipRefusal, id: string, what: string) {
   }
 }
 
+/** A member row as the API shows it. */
+function memberModel(row: MemberRow): MemberModel {
+  return { user: { id: row.userId }, role: row.role === 'owner' ? 'OWNER' : 'MEMBER', joinedAt: row.joinedAt, readSeq: row.readSeq };
+}
+
 export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' | 'historyVisibility' | 'members'> = {
   myRole: async (conversation, _args, context) =>
     (await conversationRow(viewerOf(context).loaders, conversation)).role === 'owner' ? 'OWNER' : 'MEMBER',
@@ -55,24 +60,17 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
     const found = await listMembers(context.db, viewerId, conversation.id, after, first);
     if (found.kind === 'not-found') throw conversationNotFound(conversationGlobalId(conversation.id));
     const { rows: kept, more } = cutExtraRow(found.rows, first);
-    const page: KeysetPage<MemberRow> = {
-      rows: kept,
+    const page: KeysetPage<MemberModel> = {
+      rows: kept.map(memberModel),
       hasNextPage: more,
       hasPreviousPage: after !== null,
-      cursorOf: (row) => encodeMemberCursor(conversation.id, row.joinedAt, row.userId),
+      cursorOf: (member) => encodeMemberCursor(conversation.id, member.joinedAt, member.user.id),
     };
     return page;
   },
 };
 
-export const MemberConnection: MemberConnectionResolvers = keysetConnectionResolvers<MemberRow>();
-
-export const MemberEdge: MemberEdgeResolvers = keysetEdgeResolvers<MemberRow>();
-
-export const Member: MemberResolvers = {
-  user: (member) => ({ id: member.userId }),
-  role: (member) => (member.role === 'owner' ? 'OWNER' : 'MEMBER'),
-};
+export const MemberConnection: MemberConnectionResolvers = keysetConnectionResolvers<MemberModel>();
 
 export const membershipMutations: Pick<
   MutationResolvers,

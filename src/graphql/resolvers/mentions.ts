@@ -11,7 +11,7 @@ import type {
   MessageResolvers,
   ViewerResolvers,
 } from '../generated/resolvers.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 
 export const messageMentionFields: Pick<MessageResolvers, 'mentions' | 'mentionsEveryone'> = {
   mentions: async (message, _args, context) => {
@@ -41,7 +41,6 @@ export const viewerMentionFields: Pick<ViewerResolvers, 'mentions'> = {
 
 export const MentionConnection: MentionConnectionResolvers = keysetConnectionResolvers<MentionRow>();
 export const MentionEdge: MentionEdgeResolvers = {
-  ...keysetEdgeResolvers<MentionRow>(),
   node: (edge) => edge.row.message,
   everyone: (edge) => edge.row.everyone,
 };

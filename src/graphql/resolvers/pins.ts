@@ -15,7 +15,7 @@ import type {
 } from '../generated/resolvers.ts';
 import type { PinPayloadModel } from '../models.ts';
 import { conversationUuid } from './arguments.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, freshConversation, messageKeyOf, messageNotFound } from './lookups.ts';
 
 async function pinned(input: PinInput, context: RequestContext, on: boolean): Promise<PinPayloadModel> {
@@ -77,7 +77,6 @@ export const conversationPinFields: Pick<ConversationResolvers, 'membersMayPin' 
 
 export const PinnedMessageConnection: PinnedMessageConnectionResolvers = keysetConnectionResolvers<PinRow>();
 export const PinnedMessageEdge: PinnedMessageEdgeResolvers = {
-  ...keysetEdgeResolvers<PinRow>(),
   node: (edge) => edge.row.message,
   pinnedAt: (edge) => edge.row.pinnedAt,
   pinnedBy: (edge) => ({ id: edge.row.pinnedBy }),

@@ -14,7 +14,7 @@ import type {
   UserEdgeResolvers,
 } from '../generated/resolvers.ts';
 import type { MessageModel } from '../models.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 import { messageKeyOf, messageNotFound } from './lookups.ts';
 
 /** Adds (`add`) or removes the viewer's reaction; both answer the message. */
@@ -73,4 +73,3 @@ export const ReactionGroup: ReactionGroupResolvers = {
 };
 
 export const UserConnection: UserConnectionResolvers = keysetConnectionResolvers();
-export const UserEdge: UserEdgeResolvers = keysetEdgeResolvers();

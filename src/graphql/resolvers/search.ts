@@ -63,7 +63,6 @@ function parsedQuery(query: string): SearchQuery {
 export const MessageSearchConnection: MessageSearchConnectionResolvers = keysetConnectionResolvers<SearchHitModel>();
 
 export const MessageSearchEdge: MessageSearchEdgeResolvers = {
-  cursor: (edge) => edge.cursor,
   node: (edge) => edge.row.hit.message,
   snippet: (edge) => searchSnippet(edge.row.hit.text, edge.row.query),
 };

@@ -13,7 +13,7 @@ import type {
   ViewerResolvers,
 } from '../generated/resolvers.ts';
 import type { MessageModel } from '../models.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 import { messageKeyOf, messageNotFound } from './lookups.ts';
 
 async function starred(input: StarInput, context: RequestContext, on: boolean): Promise<{ message: MessageModel }> {
@@ -51,7 +51,6 @@ export const viewerStarFields: Pick<ViewerResolvers, 'starredMessages'> = {
 
 export const StarredMessageConnection: StarredMessageConnectionResolvers = keysetConnectionResolvers<StarredRow>();
 export const StarredMessageEdge: StarredMessageEdgeResolvers = {
-  ...keysetEdgeResolvers<StarredRow>(),
   node: (edge) => edge.row.message,
   starredAt: (edge) => edge.row.starredAt,
 };

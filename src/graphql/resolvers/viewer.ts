@@ -4,9 +4,9 @@ import { scanInbox } from '../../store/inbox.ts';
 import type { ConversationRow } from '../../store/rows.ts';
 import { viewerOf } from '../context.ts';
 import { badUserInput, echo } from '../errors.ts';
-import type { ConversationConnectionResolvers, ConversationEdgeResolvers, ViewerResolvers } from '../generated/resolvers.ts';
+import type { ConversationConnectionResolvers, ViewerResolvers } from '../generated/resolvers.ts';
 import type { ConversationConnectionModel } from '../models.ts';
-import { keysetConnectionResolvers, keysetEdgeResolvers, keysetSize } from './keyset.ts';
+import { keysetConnectionResolvers, keysetSize } from './keyset.ts';
 
 
 /** `Viewer` but its announcements (see announcements.ts). */
@@ -40,5 +40,3 @@ export const Viewer: Pick<ViewerResolvers, 'user' | 'conversations'> = {
 };
 
 export const ConversationConnection: ConversationConnectionResolvers = keysetConnectionResolvers<ConversationRow>();
-
-export const ConversationEdge: ConversationEdgeResolvers = keysetEdgeResolvers<ConversationRow>();
