@@ -7,31 +7,45 @@
  * Cursors are not signed, so each decoded field is validated (see opaque.ts
  * for why validation rather than signing).
  */
-import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+import { decodeOpaque, encodeOpaque, isScopeTag, isUuid, parseSeq, scopeTag } from './opaque.ts';
 
 /** Why a cursor was refused. */
 type CursorProblem = 'malformed' | 'other-conversation';
 
 type Decoded = { ok: true; seq: number } | { ok: false; problem: CursorProblem };
 
-/** Encoder and decoder of one kind of position cursor. */
-function positionCursor(prefix: string) {
+/**
+ * Encoder and decoder of one kind of position cursor. It names its
+ * conversation by `scopeTag` (opaque.ts). Cursors of the previous version,
+ * which carried the whole uuid under `legacyPrefix`, are still read, so
+ * clients paging across an upgrade keep their place.
+ */
+function positionCursor(prefix: string, legacyPrefix: string) {
   return {
-    encode: (convId: string, position: number): string => encodeOpaque(prefix, [convId, position]),
+    encode: (convId: string, position: number): string => encodeOpaque(prefix, [scopeTag(convId), position]),
     decode: (convId: string, cursor: string): Decoded => {
-      const fields = decodeOpaque(prefix, 2, cursor);
-      if (fields === null) return { ok: false, problem: 'malformed' };
-      const [cursorConvId, positionText] = fields as [string, string];
-      const seq = parseSeq(positionText);
-      if (!isUuid(cursorConvId) || seq === null) return { ok: false, problem: 'malformed' };
-      if (cursorConvId !== convId) return { ok: false, problem: 'other-conversation' };
-      return { ok: true, seq };
+      const tagged = decodeOpaque(prefix, 2, cursor);
+      if (tagged !== null) {
+        const [tag, positionText] = tagged as [string, string];
+        return checked(isScopeTag(tag), tag === scopeTag(convId), parseSeq(positionText));
+      }
+      const legacy = decodeOpaque(legacyPrefix, 2, cursor);
+      if (legacy === null) return { ok: false, problem: 'malformed' };
+      const [cursorConvId, positionText] = legacy as [string, string];
+      return checked(isUuid(cursorConvId), cursorConvId === convId, parseSeq(positionText));
     },
   };
 }
 
-const pageCursor = positionCursor('c1');
-const changeCursor = positionCursor('h1');
+/** A decoded cursor's verdict: a well-formed scope of this conversation and a seq, or why not. */
+function checked(wellFormedScope: boolean, sameConversation: boolean, seq: number | null): Decoded {
+  if (!wellFormedScope || seq === null) return { ok: false, problem: 'malformed' };
+  if (!sameConversation) return { ok: false, problem: 'other-conversation' };
+  return { ok: true, seq };
+}
+
+const pageCursor = positionCursor('c2', 'c1');
+const changeCursor = positionCursor('h2', 'h1');
 
 /** The page cursor for position `seq` in conversation `convId`. */
 export const encodeCursor = pageCursor.encode;

@@ -193,8 +193,8 @@ const sendWith = (authorization: string | undefined | Promise<string>) => async 
   postJson({ query: SEND, variables: { conversationId: f.convId, clientMsgId: 'bad-token', text: 'should not be stored' } }, await authorization);
 const bearer = async (token: string | Promise<string>) => `Bearer ${await token}`;
 
-/** A cursor of `convId`'s shape for `seq` text, with a correct checksum. */
-const handmadeCursor = (convUuid: string, seqText: string) => encodeOpaque('c1', [convUuid, seqText]);
+/** A page cursor of the conversation tagged `convTag` (opaque.ts) for `seq` text, with a correct checksum. */
+const handmadeCursor = (convTag: string, seqText: string) => encodeOpaque('c2', [convTag, seqText]);
 const cursorFields = (cursor: string) => Buffer.from(cursor, 'base64url').toString('utf8').split(':');
 /** An opaque id or cursor with one character of its uuid changed and its checksum kept. */
 const edited = (token: string) => {
@@ -203,9 +203,9 @@ const edited = (token: string) => {
   return Buffer.from(`${text.slice(0, at)}${text[at] === '0' ? '1' : '0'}${text.slice(at + 1)}`).toString('base64url');
 };
 
-/** A members cursor of `convUuid` with a correct checksum around any join time and user id (cursors are not signed). */
-const handmadeMemberCursor = (convUuid: string, millisText: string, userId: string) =>
-  encodeOpaque('mb1', [convUuid, millisText, Buffer.from(userId, 'utf8').toString('base64url')]);
+/** A members cursor of the conversation tagged `convTag` with a correct checksum around any join time and user id (cursors are not signed). */
+const handmadeMemberCursor = (convTag: string, millisText: string, userId: string) =>
+  encodeOpaque('mb2', [convTag, millisText, Buffer.from(userId, 'utf8').toString('base64url')]);
 const MEMBERS_AFTER = 'query ($id: ID!, $after: String) { conversation(id: $id) { members(first: 5, after: $after) { edges { cursor } } } }';
 const MESSAGES_AT = 'query ($id: ID!, $time: DateTime!) { conversation(id: $id) { messagesAt(time: $time) { startSeq } } }';
 const OPEN_DIRECT = 'mutation ($userId: ID!) { openDirectConversation(userId: $userId) { conversation { id } } }';
@@ -768,8 +768,8 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     { name: 'characters base64url does not have', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ last: 5, before: '!!!$$$' })) },
     { name: 'an empty cursor', status: 200, code: 'BAD_USER_INPUT', request: page(() => ({ first: 5, after: '' })) },
     { name: 'a real cursor with its seq edited and the old checksum kept', status: 200, code: 'BAD_USER_INPUT', request: page((f) => {
-      const [prefix, convUuid, seq, check] = cursorFields(f.cursor);
-      return { last: 5, before: Buffer.from(`${prefix}:${convUuid}:${Number(seq) + 1}:${check}`).toString('base64url') };
+      const [prefix, convTag, seq, check] = cursorFields(f.cursor);
+      return { last: 5, before: Buffer.from(`${prefix}:${convTag}:${Number(seq) + 1}:${check}`).toString('base64url') };
     }) },
     { name: 'a real cursor cut short', status: 200, code: 'BAD_USER_INPUT', request: page((f) => ({ last: 5, before: f.cursor.slice(0, -3) })) },
     { name: 'a cursor of another conversation of the member', status: 200, code: 'BAD_USER_INPUT', request: page((f) => ({ last: 5, before: f.otherCursor })) },

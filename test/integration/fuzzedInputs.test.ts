@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeOpaque } from '../../src/history/opaque.ts';
+import { encodeOpaque, scopeTag } from '../../src/history/opaque.ts';
 import { backends } from '../helpers/database.ts';
 import { type Client, type GraphQLResponse, type Harness, seedMessages, startHarness } from '../helpers/harness.ts';
 import { createGroup, send } from '../helpers/operations.ts';
@@ -139,6 +139,13 @@ function forgedTokens(targets: Targets): Record<TokenKind, fc.Arbitrary<string>>
     { weight: 1, arbitrary: fc.uuid() },
     { weight: 1, arbitrary: anyText },
   );
+  // A conversation as page and member cursors name it now (its tag), or as the previous version did (its uuid).
+  const tagText = fc.oneof({ weight: 8, arbitrary: fc.constant(scopeTag(targets.groupUuid)) }, { weight: 1, arbitrary: uuidText.map(scopeTag) }, { weight: 1, arbitrary: anyText });
+  const positionCursor = (prefix: string, legacyPrefix: string) =>
+    fc.oneof(
+      fc.tuple(tagText, numberText).map((fields) => encodeOpaque(prefix, fields)),
+      fc.tuple(uuidText, numberText).map((fields) => encodeOpaque(legacyPrefix, fields)),
+    );
   const userIdField = fc.oneof(
     { weight: 3, arbitrary: userIdText.map((id) => Buffer.from(id, 'utf8').toString('base64url')) },
     { weight: 1, arbitrary: anyText },
@@ -155,9 +162,12 @@ function forgedTokens(targets: Targets): Record<TokenKind, fc.Arbitrary<string>>
   const conversationId = uuidText.map((uuid) => encodeOpaque('C', [uuid]));
   const announcementId = numberText.map((n) => encodeOpaque('A', [n]));
   return {
-    page: fc.tuple(uuidText, numberText).map((fields) => encodeOpaque('c1', fields)),
-    change: fc.tuple(uuidText, numberText).map((fields) => encodeOpaque('h1', fields)),
-    member: fc.tuple(uuidText, numberText, userIdField).map((fields) => encodeOpaque('mb1', fields)),
+    page: positionCursor('c2', 'c1'),
+    change: positionCursor('h2', 'h1'),
+    member: fc.oneof(
+      fc.tuple(tagText, numberText, userIdField).map((fields) => encodeOpaque('mb2', fields)),
+      fc.tuple(uuidText, numberText, userIdField).map((fields) => encodeOpaque('mb1', fields)),
+    ),
     inbox: fc.tuple(numberText, uuidText).map((fields) => encodeOpaque('i1', fields)),
     announcement: numberText.map((n) => encodeOpaque('an1', [n])),
     search: fc.tuple(numberText, uuidText, numberText, scope).map((fields) => encodeOpaque('s1', fields)),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../src/history/cursor.ts';
 import { conversationGlobalId, messageGlobalId } from '../../src/history/globalId.ts';
-import { encodeOpaque } from '../../src/history/opaque.ts';
+import { encodeOpaque, scopeTag } from '../../src/history/opaque.ts';
 
 const CONV = '3f2c8a9e-1b4d-4c6e-9f00-a1b2c3d4e5f6';
 const OTHER_CONV = '7d0e4b21-5a6c-4f3e-8b9a-0c1d2e3f4a5b';
@@ -29,6 +29,19 @@ describe('Cursors: encoding', () => {
 
   it('makes the same cursor for the same position every time', () => {
     expect(encodeCursor(CONV, 250)).toBe(cursorAt250);
+  });
+});
+
+describe('Cursors: size and versions', () => {
+  it('names the conversation by its tag, not its uuid, so a cursor is at most 48 characters (86 with the uuid)', () => {
+    const longest = encodeCursor(CONV, Number.MAX_SAFE_INTEGER);
+    expect(Buffer.from(longest, 'base64url').toString('utf8')).not.toContain(CONV);
+    expect(longest.length).toBeLessThanOrEqual(48);
+  });
+
+  it('still reads cursors of the previous version, which carried the whole uuid, in their own conversation only', () => {
+    const previous = encodeOpaque('c1', [CONV, 250]);
+    expect([decodeCursor(CONV, previous), decodeCursor(OTHER_CONV, previous)]).toEqual([{ ok: true, seq: 250 }, otherConversation]);
   });
 });
 
@@ -92,13 +105,16 @@ describe('Cursors: refusals', () => {
     );
   });
 
-  it('refuses a checksummed token whose conversation is not a lower-case UUID as malformed, before comparing conversations', () => {
+  it('refuses a checksummed token whose conversation is not a tag, or in a previous version\'s cursor not a lower-case UUID, as malformed, before comparing conversations', () => {
     const upper = CONV.toUpperCase();
     expect([
-      decodeCursor(upper, encodeCursor(upper, 1)),
-      decodeCursor(CONV, encodeCursor('general', 1)),
-      decodeCursor(CONV, encodeCursor(upper, 1)),
-    ]).toEqual([malformed, malformed, malformed]);
+      decodeCursor(CONV, encodeOpaque('c2', [CONV, 1])),
+      decodeCursor(CONV, encodeOpaque('c2', [scopeTag(CONV).toUpperCase(), 1])),
+      decodeCursor(CONV, encodeOpaque('c2', ['', 1])),
+      decodeCursor(upper, encodeOpaque('c1', [upper, 1])),
+      decodeCursor(CONV, encodeOpaque('c1', ['general', 1])),
+      decodeCursor(CONV, encodeOpaque('c1', [upper, 1])),
+    ]).toEqual([malformed, malformed, malformed, malformed, malformed, malformed]);
   });
 
   it('refuses a checksummed token with a field too many or too few as malformed', () => {

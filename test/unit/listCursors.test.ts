@@ -14,7 +14,7 @@ import {
   encodeReactorCursor,
   encodeStarCursor,
 } from '../../src/history/listCursors.ts';
-import { encodeOpaque } from '../../src/history/opaque.ts';
+import { encodeOpaque, scopeTag } from '../../src/history/opaque.ts';
 
 const CONV = '0b9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d40';
 const OTHER = '1c9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d41';
@@ -27,6 +27,11 @@ describe('member cursors', () => {
     }
   });
 
+  it('name the conversation by its tag rather than its uuid', () => {
+    const cursor = encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice');
+    expect(Buffer.from(cursor, 'base64url').toString('utf8')).not.toContain(CONV);
+  });
+
   it('refuse another conversation’s cursor, an edited one, and other kinds of cursor', () => {
     const cursor = encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice');
     expect(decodeMemberCursor(OTHER, cursor)).toBeNull();
@@ -36,8 +41,11 @@ describe('member cursors', () => {
   });
 });
 
-describe('member cursors forged with a correct checksum (cursors are not signed)', () => {
-  const forged = (convId: string, millis: string | number, userIdField: string) => encodeOpaque('mb1', [convId, millis, userIdField]);
+describe.each([
+  { version: 'mb2', scope: scopeTag },
+  { version: 'mb1', scope: (convId: string) => convId },
+])('member cursors ($version) forged with a correct checksum (cursors are not signed)', ({ version, scope }) => {
+  const forged = (convId: string, millis: string | number, userIdField: string) => encodeOpaque(version, [scope(convId), millis, userIdField]);
   const userIdField = (userId: string) => Buffer.from(userId, 'utf8').toString('base64url');
 
   it('accept the first and last join times that Date and PostgreSQL both hold', () => {
@@ -61,7 +69,8 @@ describe('member cursors forged with a correct checksum (cursors are not signed)
     ['a user id of 201 characters', forged(CONV, 0, userIdField('x'.repeat(201)))],
     ['a user id whose bytes are not UTF-8', forged(CONV, 0, Buffer.from([0x61, 0xff]).toString('base64url'))],
     ['a user id in another base64 spelling', forged(CONV, 0, `${userIdField('alice')}=`)],
-    ['a conversation that is not a uuid', forged('general', 0, userIdField('alice'))],
+    ['a conversation that is not a uuid', encodeOpaque(version, ['general', 0, userIdField('alice')])],
+    ['another conversation', forged(OTHER, 0, userIdField('alice'))],
   ])('refuse %s', (_what, cursor) => {
     expect(decodeMemberCursor(CONV, cursor)).toBeNull();
   });

@@ -45,6 +45,20 @@ describe('encodeOpaque and decodeOpaque', () => {
     ]).toEqual([['only'], [''], ['émile', '😀']]);
   });
 
+  it('spells every token as base64url of its UTF-8 text, whatever its length, one token after another', () => {
+    // Tokens up to 1,024 UTF-16 units are spelled in one reused buffer, longer ones
+    // are not: lengths about both edges, in characters of 1 to 4 UTF-8 bytes.
+    const spelledWrong: string[] = [];
+    for (const unit of ['a', 'é', '中', '😀']) {
+      for (const length of [0, 1, 340, 341, 342, 500, 511, 512, 513, 1_000, 1_014, 1_015, 1_016, 1_024, 1_100]) {
+        const text = unit.repeat(Math.floor(length / unit.length));
+        const payload = `t:${text}:${length}`;
+        if (encodeOpaque('t', [text, length]) !== spell(`${payload}:${fnv1a32(payload).toString(36)}`)) spelledWrong.push(`${length} units of ${unit}`);
+      }
+    }
+    expect(spelledWrong).toEqual([]);
+  });
+
   it('makes URL-safe tokens without padding', () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
   });
