@@ -80,7 +80,7 @@ export interface KeysetPage<Row> {
   cursorOf(row: Row): string;
 }
 /** A keyset edge: its row, its node (the row) and its cursor, made when asked (keysetEdges.ts). */
-export type KeysetEdge<Row> = KeysetEdgeModel<Row>;
+type KeysetEdge<Row> = KeysetEdgeModel<Row>;
 
 export type ConversationConnectionModel = KeysetPage<ConversationRow>;
 export type ConversationEdgeModel = KeysetEdge<ConversationRow>;
