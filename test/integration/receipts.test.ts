@@ -116,6 +116,21 @@ describe.each(backends)('Read receipts (%s)', (backend) => {
   });
 
   it.each([
+    ['asked directly', PAGE_WITH_RECEIPTS, {}],
+    ['through fragments', `query ($id: ID!, $last: Int) { conversation(id: $id) { messages(last: $last) { edges { ...E } } } }
+      fragment E on MessageEdge { node { seq ... on Message { readCount } } }`, {}],
+    // A directive leaves the page unsure of what its edges ask for: each edge's loader answers.
+    ['under a directive', `query ($id: ID!, $last: Int, $r: Boolean!) { conversation(id: $id) { messages(last: $last) { edges { node { seq readCount @include(if: $r) } } } } }`, { r: true }],
+  ])('answers the same exact counts however readCount is asked for: %s', async (_label, query, variables) => {
+    const viewer = await harness.client(group.userId(5));
+    const response = await viewer.gql(query, { id: group.id, last: 30, ...variables });
+    expect(response.errors).toBeUndefined();
+    const counts = response.data.conversation.messages.edges.map((e: { node: { readCount: number } }) => e.node.readCount);
+    expect(counts).toEqual(await byDefinition(keysOf(group.uuid, MESSAGES - 29, MESSAGES)));
+    expect(response.stats.batches).toEqual([{ loader: 'readCount', size: 30 }]);
+  });
+
+  it.each([
     ['the newest page', MESSAGES - 49, MESSAGES],
     ['a page deep in the history', 51, 100],
   ])('reads the members who have read at or past %s once, not once per message', async (_label, from, to) => {

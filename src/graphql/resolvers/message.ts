@@ -3,6 +3,7 @@ import { messageGlobalId } from '../../history/globalId.ts';
 import { viewerOf } from '../context.ts';
 import { archiveUnavailable, notFound } from '../errors.ts';
 import { conversationRow } from './lookups.ts';
+import { readCountOf } from '../readCounts.ts';
 import { warmTextOf } from '../warmTexts.ts';
 import type { MessageContentResolvers, MessageResolvers, ResolversTypes, RevokedContentResolvers } from '../generated/resolvers.ts';
 import type { MessageBody } from '../../store/messages.ts';
@@ -24,7 +25,8 @@ export const Message: MessageResolvers = {
     // scanned, so revoked text is never served.
     return viewerOf(context).loaders.body.load({ convId: message.convId, seq: message.seq }).then(contentOf);
   },
-  readCount: (message, _args, context) => viewerOf(context).loaders.readCount.load({ convId: message.convId, seq: message.seq }),
+  // Loaded with the page when it asked for it (readCounts.ts).
+  readCount: (message, _args, context) => readCountOf(message) ?? viewerOf(context).loaders.readCount.load({ convId: message.convId, seq: message.seq }),
 };
 
 /** What a message read from its body shows. */
