@@ -8,6 +8,7 @@
  * for. Edge types whose node is something the row holds (a star's message)
  * resolve `node` from `row` themselves.
  */
+
 /** What makes a row's cursor: its page (`KeysetPage` in models.ts). */
 interface CursorMaker<Row> {
   cursorOf(row: Row): string;
