@@ -79,11 +79,9 @@ export interface KeysetPage<Row> {
   hasPreviousPage: boolean;
   cursorOf(row: Row): string;
 }
-/** A keyset edge: its row, its node (the row) and its cursor, made when asked (keysetEdges.ts). */
-type KeysetEdge<Row> = KeysetEdgeModel<Row>;
 
 export type ConversationConnectionModel = KeysetPage<ConversationRow>;
-export type ConversationEdgeModel = KeysetEdge<ConversationRow>;
+export type ConversationEdgeModel = KeysetEdgeModel<ConversationRow>;
 
 /**
  * One membership as the API shows it, every field a property so a list of
@@ -97,7 +95,7 @@ export interface MemberModel {
   readSeq: number;
 }
 export type MemberConnectionModel = KeysetPage<MemberModel>;
-export type MemberEdgeModel = KeysetEdge<MemberModel>;
+export type MemberEdgeModel = KeysetEdgeModel<MemberModel>;
 
 export interface AnnouncementModel {
   id: number;
@@ -108,7 +106,7 @@ export interface AnnouncementModel {
   unread: boolean;
 }
 export type AnnouncementConnectionModel = KeysetPage<AnnouncementModel>;
-export type AnnouncementEdgeModel = KeysetEdge<AnnouncementModel>;
+export type AnnouncementEdgeModel = KeysetEdgeModel<AnnouncementModel>;
 
 /** A live event, already checked against the subscriber's membership. */
 export interface ConversationEventModel {
@@ -168,7 +166,7 @@ export interface MessageChangeModel extends ChangeRow {
 /** A page of a message's earlier versions, newest first. */
 export type MessageEditModel = EditRow;
 export type MessageEditConnectionModel = KeysetPage<EditRow>;
-export type MessageEditEdgeModel = KeysetEdge<EditRow>;
+export type MessageEditEdgeModel = KeysetEdgeModel<EditRow>;
 
 /** A page of a thread: its replies in ascending seq order with exact flags. */
 export interface ThreadConnectionModel {
@@ -181,19 +179,19 @@ export interface ThreadConnectionModel {
 /** One reaction on a message as the viewer sees it. */
 export type ReactionGroupModel = ReactionGroupRow;
 export type UserConnectionModel = KeysetPage<UserModel>;
-export type UserEdgeModel = KeysetEdge<UserModel>;
+export type UserEdgeModel = KeysetEdgeModel<UserModel>;
 
 /** A page of the viewer's starred messages. */
 export type StarredMessageConnectionModel = KeysetPage<StarredRow>;
-export type StarredMessageEdgeModel = KeysetEdge<StarredRow>;
+export type StarredMessageEdgeModel = KeysetEdgeModel<StarredRow>;
 
 /** A page of a conversation's pins. */
 export type PinnedMessageConnectionModel = KeysetPage<PinRow>;
-export type PinnedMessageEdgeModel = KeysetEdge<PinRow>;
+export type PinnedMessageEdgeModel = KeysetEdgeModel<PinRow>;
 
 /** A page of the messages that mention the viewer. */
 export type MentionConnectionModel = KeysetPage<MentionRow>;
-export type MentionEdgeModel = KeysetEdge<MentionRow>;
+export type MentionEdgeModel = KeysetEdgeModel<MentionRow>;
 
 export interface PinPayloadModel {
   message: MessageRow;
@@ -214,4 +212,4 @@ export interface SearchHitModel {
   query: SearchQuery | null;
 }
 export type MessageSearchConnectionModel = KeysetPage<SearchHitModel>;
-export type MessageSearchEdgeModel = KeysetEdge<SearchHitModel>;
+export type MessageSearchEdgeModel = KeysetEdgeModel<SearchHitModel>;

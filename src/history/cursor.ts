@@ -7,7 +7,7 @@
  * Cursors are not signed, so each decoded field is validated (see opaque.ts
  * for why validation rather than signing).
  */
-import { decodeOpaque, encodeOpaque, isScopeTag, isUuid, parseSeq, scopeTag } from './opaque.ts';
+import { decodeScoped, encodeOpaque, parseSeq, scopeTag } from './opaque.ts';
 
 /** Why a cursor was refused. */
 type CursorProblem = 'malformed' | 'other-conversation';
@@ -16,23 +16,16 @@ type Decoded = { ok: true; seq: number } | { ok: false; problem: CursorProblem }
 
 /**
  * Encoder and decoder of one kind of position cursor. It names its
- * conversation by `scopeTag` (opaque.ts). Cursors of the previous version,
- * which carried the whole uuid under `legacyPrefix`, are still read, so
- * clients paging across an upgrade keep their place.
+ * conversation by `scopeTag`; cursors of the previous version, with the
+ * whole uuid under `legacyPrefix`, are still read (`decodeScoped`, opaque.ts).
  */
 function positionCursor(prefix: string, legacyPrefix: string) {
   return {
     encode: (convId: string, position: number): string => encodeOpaque(prefix, [scopeTag(convId), position]),
     decode: (convId: string, cursor: string): Decoded => {
-      const tagged = decodeOpaque(prefix, 2, cursor);
-      if (tagged !== null) {
-        const [tag, positionText] = tagged as [string, string];
-        return checked(isScopeTag(tag), tag === scopeTag(convId), parseSeq(positionText));
-      }
-      const legacy = decodeOpaque(legacyPrefix, 2, cursor);
-      if (legacy === null) return { ok: false, problem: 'malformed' };
-      const [cursorConvId, positionText] = legacy as [string, string];
-      return checked(isUuid(cursorConvId), cursorConvId === convId, parseSeq(positionText));
+      const decoded = decodeScoped(prefix, legacyPrefix, 2, cursor, convId);
+      if (decoded === null) return { ok: false, problem: 'malformed' };
+      return checked(decoded.wellFormedScope, decoded.ownScope, parseSeq(decoded.fields[0]!));
     },
   };
 }

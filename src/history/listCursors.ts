@@ -6,7 +6,7 @@
  * time and message) and a conversation's pins (pin time and seq). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
-import { decodeOpaque, encodeOpaque, isUuid, parseSeq, scopeTag } from './opaque.ts';
+import { decodeOpaque, decodeScoped, encodeOpaque, isUuid, parseSeq, scopeTag } from './opaque.ts';
 import { isAcceptedMicros, isAcceptedMillis } from './timeRange.ts';
 import { isValidUserId } from './userId.ts';
 
@@ -28,17 +28,15 @@ export function encodeMemberCursor(convId: string, joinedAt: string, userId: str
  * conversation uuid, are still read.
  */
 export function decodeMemberCursor(convId: string, cursor: string): { joinedAt: string; userId: string } | null {
-  const tagged = decodeOpaque(MEMBERS, 3, cursor);
-  const fields = tagged ?? decodeOpaque(LEGACY_MEMBERS, 3, cursor);
-  if (fields === null) return null;
-  const [scope, millisText, userIdText] = fields as [string, string, string];
+  const decoded = decodeScoped(MEMBERS, LEGACY_MEMBERS, 3, cursor, convId);
+  if (decoded === null || !decoded.wellFormedScope || !decoded.ownScope) return null;
+  const [millisText, userIdText] = decoded.fields as [string, string];
   const millis = parseSeq(millisText);
   const userId = Buffer.from(userIdText, 'base64url').toString('utf8');
   // Every field as a real member's cursor would carry it: a join time Date and
   // PostgreSQL can both hold, a user id that could exist, in our spelling
   // (bytes that are not UTF-8 would decode to U+FFFD and spell differently).
-  const ownScope = tagged !== null ? scope === scopeTag(convId) : isUuid(scope) && scope === convId;
-  if (!ownScope || millis === null || !isAcceptedMillis(millis)) return null;
+  if (millis === null || !isAcceptedMillis(millis)) return null;
   if (!isValidUserId(userId) || Buffer.from(userId, 'utf8').toString('base64url') !== userIdText) return null;
   return { joinedAt: new Date(millis).toISOString(), userId };
 }

@@ -62,20 +62,40 @@ export function decodeOpaque(prefix: string, arity: number, token: string): stri
  * A conversation's stand-in in the cursors that edges carry one by one (a
  * page's, a member list's): its uuid's checksum, at most 7 characters
  * rather than 36. On a page of 50 the uuid was half of each cursor's bytes,
- * and cursors a third of the response. A cursor is still refused in
+ * and cursors a quarter of the response. A cursor is still refused in
  * another conversation, unless their tags collide (one pair in 2^32),
  * and then it names a position there that the viewer could page to anyway.
  */
-let lastScope = { convId: '', tag: fnv1a32('').toString(36) };
 export function scopeTag(convId: string): string {
   // The last one made is kept: every edge of a page names the same conversation.
   if (convId !== lastScope.convId) lastScope = { convId, tag: fnv1a32(convId).toString(36) };
   return lastScope.tag;
 }
+let lastScope = { convId: '', tag: fnv1a32('').toString(36) };
 
-/** Whether `text` could be a `scopeTag`. */
-export function isScopeTag(text: string): boolean {
-  return /^[0-9a-z]{1,7}$/.test(text);
+/** A token decoded by `decodeScoped`: whether its scope is well-formed and names the conversation, and its other fields. */
+export interface ScopedFields {
+  wellFormedScope: boolean;
+  ownScope: boolean;
+  fields: string[];
+}
+
+/**
+ * The fields of a token made under `prefix` with `scopeTag(convId)` as its
+ * first field, or of one the previous version made under `legacyPrefix`
+ * with the whole uuid there (still read, so clients paging across an
+ * upgrade keep their place); null when it is neither.
+ */
+export function decodeScoped(prefix: string, legacyPrefix: string, arity: number, token: string, convId: string): ScopedFields | null {
+  const tagged = decodeOpaque(prefix, arity, token);
+  if (tagged !== null) {
+    const [tag, ...fields] = tagged as [string, ...string[]];
+    return { wellFormedScope: /^[0-9a-z]{1,7}$/.test(tag), ownScope: tag === scopeTag(convId), fields };
+  }
+  const legacy = decodeOpaque(legacyPrefix, arity, token);
+  if (legacy === null) return null;
+  const [uuid, ...fields] = legacy as [string, ...string[]];
+  return { wellFormedScope: isUuid(uuid), ownScope: uuid === convId, fields };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
