@@ -5,7 +5,7 @@
  * User ids are the token's `sub` as it is: anything that is not one of our
  * opaque ids names a user, if it could be one (userId.ts).
  */
-import { decodeOpaque, encodeOpaque, isUuid, parseSeq } from './opaque.ts';
+import { decodeOpaque, encodeOpaque, encodeOpaqueAfter, isUuid, type OpaqueHead, opaqueHead, parseSeq } from './opaque.ts';
 import { isValidUserId } from './userId.ts';
 
 /** What a global id points at. */
@@ -40,8 +40,12 @@ export function conversationGlobalId(convId: string): string {
 
 /** The id of message `seq` in conversation `convId`. */
 export function messageGlobalId(convId: string, seq: number): string {
-  return encodeOpaque(MESSAGE, [convId, seq]);
+  // `M:<uuid>:` is 39 bytes, so its encoding is shared; the last conversation's is kept, as a page's ids all name one.
+  if (convId !== lastMessageHead.convId) lastMessageHead = { convId, head: isUuid(convId) ? opaqueHead(MESSAGE, [convId]) : null };
+  const { head } = lastMessageHead;
+  return head === null ? encodeOpaque(MESSAGE, [convId, seq]) : encodeOpaqueAfter(head, [seq]);
 }
+let lastMessageHead: { convId: string; head: OpaqueHead | null } = { convId: '', head: null };
 
 /** The conversation uuid behind a conversation id, or null if `id` is not one. */
 export function decodeConversationId(id: string): string | null {

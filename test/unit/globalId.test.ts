@@ -56,6 +56,12 @@ describe('Global ids: messages', () => {
     ]);
   });
 
+  it('spells every id as the generic encoding does, across conversations in turn and for a conversation id that is no uuid', () => {
+    const asked: [string, number][] = [];
+    for (const seq of [1, 2, 250, Number.MAX_SAFE_INTEGER, 0]) for (const conv of [CONV, OTHER_CONV, CONV, 'general', CONV.toUpperCase()]) asked.push([conv, seq]);
+    expect(asked.map(([conv, seq]) => messageGlobalId(conv, seq))).toEqual(asked.map(([conv, seq]) => encodeOpaque('M', [conv, seq])));
+  });
+
   it('round-trips the largest safe seq', () => {
     expect(decodeMessageId(messageGlobalId(CONV, Number.MAX_SAFE_INTEGER))).toEqual({
       convId: CONV,

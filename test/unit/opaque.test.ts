@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fnv1a32 } from '../../src/history/checksum.ts';
-import { decodeOpaque, encodeOpaque, isUuid, MAX_TOKEN_LENGTH, parseSeq } from '../../src/history/opaque.ts';
+import { decodeOpaque, encodeOpaque, encodeOpaqueAfter, isUuid, MAX_TOKEN_LENGTH, opaqueHead, parseSeq } from '../../src/history/opaque.ts';
 
 const UUID = '3f2c8a9e-1b4d-4c6e-9f00-a1b2c3d4e5f6';
 const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -24,6 +24,11 @@ describe('fnv1a32', () => {
     const inputs = ['', 'a', 'é', '😀', 'x'.repeat(10_000), '\u0000\uffff'];
     const outOfRange = inputs.map(fnv1a32).filter((hash) => !Number.isInteger(hash) || hash < 0 || hash > 0xffffffff);
     expect(outOfRange).toEqual([]);
+  });
+
+  it('continues from a seed: the hash of a head, then the rest, is the hash of both', () => {
+    const pairs: [string, string][] = [['', 'foobar'], ['foo', 'bar'], ['M:' + UUID + ':', '42'], ['é😀', 'x']];
+    expect(pairs.map(([head, rest]) => fnv1a32(rest, fnv1a32(head)))).toEqual(pairs.map(([head, rest]) => fnv1a32(head + rest)));
   });
 
   it('changes when one character changes, is cut off, or is appended', () => {
@@ -161,6 +166,31 @@ describe('isUuid', () => {
       '',
     ];
     expect(refused.map(isUuid)).toEqual(refused.map(() => false));
+  });
+});
+
+describe('opaqueHead and encodeOpaqueAfter', () => {
+  it('spell exactly what encodeOpaque spells, for heads of every length that is a multiple of 3', () => {
+    const cases: [string, string[], number[]][] = [];
+    for (const prefix of ['M', 'c2', 'xyz']) {
+      for (let length = 0; length <= 40; length++) {
+        const field = UUID.repeat(2).slice(0, length);
+        for (const tail of [[0], [1], [42], [Number.MAX_SAFE_INTEGER], [-1], [1.5], [7, 250]]) cases.push([prefix, [field], tail]);
+      }
+    }
+    const sharable = cases.filter(([prefix, head]) => opaqueHead(prefix, head) !== null);
+    expect(sharable.length).toBe(cases.length / 3);
+    const spelled = sharable.map(([prefix, head, tail]) => encodeOpaqueAfter(opaqueHead(prefix, head)!, tail));
+    expect(spelled).toEqual(sharable.map(([prefix, head, tail]) => encodeOpaque(prefix, [...head, ...tail])));
+  });
+
+  it('refuse a head that is not a multiple of 3 bytes long or is not printable ASCII', () => {
+    expect([opaqueHead('M', [UUID.slice(1)]), opaqueHead('M', [UUID.slice(2)]), opaqueHead('M', ['é']), opaqueHead('M', ['a\n'])]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });
 
