@@ -1,3 +1,5 @@
+const FNV_OFFSET = 0x811c9dc5;
+
 /**
  * FNV-1a, 32 bits: a cheap check that a cursor or id was not edited or cut.
  * Not a secret and not a security boundary: every read re-checks membership,
@@ -15,5 +17,3 @@ export function fnv1a32(text: string, seed: number = FNV_OFFSET): number {
   }
   return hash >>> 0;
 }
-
-const FNV_OFFSET = 0x811c9dc5;
