@@ -40,8 +40,8 @@ export function conversationGlobalId(convId: string): string {
 
 /** The id of message `seq` in conversation `convId`. */
 export function messageGlobalId(convId: string, seq: number): string {
-  // `M:<uuid>:` is 39 bytes, so its encoding is shared; the last conversation's is kept, as a page's ids all name one.
-  if (convId !== lastMessageHead.convId) lastMessageHead = { convId, head: isUuid(convId) ? opaqueHead(MESSAGE, [convId]) : null };
+  // `M:<uuid>:` is 39 bytes, so its encoding is shared (opaqueHead says when a head can be); the last conversation's is kept, as a page's ids all name one.
+  if (convId !== lastMessageHead.convId) lastMessageHead = { convId, head: opaqueHead(MESSAGE, [convId]) };
   const { head } = lastMessageHead;
   return head === null ? encodeOpaque(MESSAGE, [convId, seq]) : encodeOpaqueAfter(head, [seq]);
 }
