@@ -92,6 +92,8 @@ export interface MemberModel {
   role: 'OWNER' | 'MEMBER';
   /** ISO 8601, UTC. */
   joinedAt: string;
+  /** Not in the schema: the join time as the member's cursor spells it (MemberRow). */
+  joinedMillis: string;
   readSeq: number;
 }
 export type MemberConnectionModel = KeysetPage<MemberModel>;

@@ -6,39 +6,66 @@
  * time and message) and a conversation's pins (pin time and seq). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
-import { decodeOpaque, decodeScoped, encodeOpaque, isUuid, parseSeq, scopeTag } from './opaque.ts';
+import { decodeOpaque, decodeOpaqueWithTextLast, decodeScoped, encodeOpaque, isUuid, parseSeq, scopeTag } from './opaque.ts';
 import { isAcceptedMicros, isAcceptedMillis } from './timeRange.ts';
 import { isValidUserId } from './userId.ts';
 
-const MEMBERS = 'mb2';
+const MEMBERS = 'mb3';
+/** Members cursors before they spelled the user id as it is (base64url-encoded, inside the token's own base64url). */
+const BASE64_USER_MEMBERS = 'mb2';
 /** Members cursors before they named the conversation by its tag. */
 const LEGACY_MEMBERS = 'mb1';
 const ANNOUNCEMENTS = 'an1';
 
-/** The cursor of a member of `convId` who joined at `joinedAt` (ISO, milliseconds). */
-export function encodeMemberCursor(convId: string, joinedAt: string, userId: string): string {
-  // Epoch milliseconds and base64url: fields free of the token's ':' separator.
-  // The conversation by its tag, as page cursors name it (opaque.ts).
-  return encodeOpaque(MEMBERS, [scopeTag(convId), Date.parse(joinedAt), Buffer.from(userId, 'utf8').toString('base64url')]);
+/**
+ * The cursor of a member of `convId` who joined at `joinedMillis` (epoch
+ * milliseconds in decimal, as the list orders members: MemberRow).
+ */
+export function encodeMemberCursor(convId: string, joinedMillis: string, userId: string): string {
+  // The conversation by its tag, as page cursors name it (opaque.ts). The user
+  // id last and as it is, ':' included (decodeOpaqueWithTextLast): encoded
+  // into base64url on its own first, inside a token that is base64url again,
+  // it made each cursor a third longer and cost a Buffer per edge.
+  return encodeOpaque(MEMBERS, [scopeTag(convId), joinedMillis, userId]);
 }
 
 /**
  * The position in `convId`'s member list a cursor names, or null when it is
- * not one of its cursors. Cursors of the previous version, with the whole
- * conversation uuid, are still read.
+ * not one of its cursors. Cursors of the previous versions (the user id in
+ * base64url; the whole conversation uuid) are still read.
  */
 export function decodeMemberCursor(convId: string, cursor: string): { joinedAt: string; userId: string } | null {
-  const decoded = decodeScoped(MEMBERS, LEGACY_MEMBERS, 3, cursor, convId);
+  const fields = currentMemberFields(convId, cursor) ?? earlierMemberFields(convId, cursor);
+  if (fields === null) return null;
+  const millis = parseSeq(fields.millisText);
+  // Every field as a real member's cursor would carry it: a join time Date and
+  // PostgreSQL can both hold, a user id that could exist.
+  if (millis === null || !isAcceptedMillis(millis) || !isValidUserId(fields.userId)) return null;
+  return { joinedAt: new Date(millis).toISOString(), userId: fields.userId };
+}
+
+interface MemberCursorFields {
+  millisText: string;
+  userId: string;
+}
+
+/** The fields of an `mb3` cursor of `convId`, or null. */
+function currentMemberFields(convId: string, cursor: string): MemberCursorFields | null {
+  const fields = decodeOpaqueWithTextLast(MEMBERS, 3, cursor);
+  if (fields === null) return null;
+  const [tag, millisText, userId] = fields as [string, string, string];
+  return tag === scopeTag(convId) ? { millisText, userId } : null;
+}
+
+/** The fields of an `mb2` or `mb1` cursor of `convId`, or null. */
+function earlierMemberFields(convId: string, cursor: string): MemberCursorFields | null {
+  const decoded = decodeScoped(BASE64_USER_MEMBERS, LEGACY_MEMBERS, 3, cursor, convId);
   if (decoded === null || !decoded.wellFormedScope || !decoded.ownScope) return null;
   const [millisText, userIdText] = decoded.fields as [string, string];
-  const millis = parseSeq(millisText);
   const userId = Buffer.from(userIdText, 'base64url').toString('utf8');
-  // Every field as a real member's cursor would carry it: a join time Date and
-  // PostgreSQL can both hold, a user id that could exist, in our spelling
-  // (bytes that are not UTF-8 would decode to U+FFFD and spell differently).
-  if (millis === null || !isAcceptedMillis(millis)) return null;
-  if (!isValidUserId(userId) || Buffer.from(userId, 'utf8').toString('base64url') !== userIdText) return null;
-  return { joinedAt: new Date(millis).toISOString(), userId };
+  // Bytes that are not UTF-8 would decode to U+FFFD and spell differently.
+  if (Buffer.from(userId, 'utf8').toString('base64url') !== userIdText) return null;
+  return { millisText, userId };
 }
 
 /** The cursor after announcement `id`. */

@@ -73,15 +73,30 @@ export const MAX_TOKEN_LENGTH = 4096;
 
 /** The fields of a token made by `encodeOpaque(prefix, …)` with `arity` fields, or null. */
 export function decodeOpaque(prefix: string, arity: number, token: string): string[] | null {
+  return decodeFields(prefix, arity, token, false);
+}
+
+/**
+ * `decodeOpaque` for tokens whose last field is text spelled as it is, ':'
+ * included (a user id): the fields before it and the checksum after it
+ * hold none, so it is whatever lies between them.
+ */
+export function decodeOpaqueWithTextLast(prefix: string, arity: number, token: string): string[] | null {
+  return decodeFields(prefix, arity, token, true);
+}
+
+function decodeFields(prefix: string, arity: number, token: string, textLast: boolean): string[] | null {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
   const text = Buffer.from(token, 'base64url').toString('utf8');
-  const fields = text.split(':');
-  if (fields.length !== arity + 2 || fields[0] !== prefix) return null;
-  const check = fields.pop();
-  const payload = fields.join(':');
-  if (check !== fnv1a32(payload).toString(36)) return null;
+  const checkAt = text.lastIndexOf(':');
+  if (checkAt < 0) return null;
+  const payload = text.slice(0, checkAt);
+  const fields = payload.split(':');
+  if (textLast && fields.length > arity + 1) fields.splice(arity, fields.length - arity, fields.slice(arity).join(':'));
+  if (fields.length !== arity + 1 || fields[0] !== prefix) return null;
+  if (text.slice(checkAt + 1) !== fnv1a32(payload).toString(36)) return null;
   // base64url has several spellings of one byte string; accept only ours.
-  if (Buffer.from(`${payload}:${check}`, 'utf8').toString('base64url') !== token) return null;
+  if (Buffer.from(text, 'utf8').toString('base64url') !== token) return null;
   return fields.slice(1);
 }
 

@@ -203,16 +203,19 @@ const edited = (token: string) => {
   return Buffer.from(`${text.slice(0, at)}${text[at] === '0' ? '1' : '0'}${text.slice(at + 1)}`).toString('base64url');
 };
 
-/** A members cursor of the conversation tagged `convTag` with a correct checksum around any join time and user id (cursors are not signed). */
-const handmadeMemberCursor = (convTag: string, millisText: string, userId: string) =>
-  encodeOpaque('mb2', [convTag, millisText, Buffer.from(userId, 'utf8').toString('base64url')]);
+/**
+ * A members cursor of the conversation tagged `convTag` with a correct checksum around any join time and user id (cursors are not signed):
+ * `mb3` spells the user id as it is, `mb2` (still read) in base64url.
+ */
+const handmadeMemberCursor = (convTag: string, millisText: string, userId: string, version: 'mb3' | 'mb2' = 'mb3') =>
+  encodeOpaque(version, [convTag, millisText, version === 'mb3' ? userId : Buffer.from(userId, 'utf8').toString('base64url')]);
 const MEMBERS_AFTER = 'query ($id: ID!, $after: String) { conversation(id: $id) { members(first: 5, after: $after) { edges { cursor } } } }';
 const MESSAGES_AT = 'query ($id: ID!, $time: DateTime!) { conversation(id: $id) { messagesAt(time: $time) { startSeq } } }';
 const OPEN_DIRECT = 'mutation ($userId: ID!) { openDirectConversation(userId: $userId) { conversation { id } } }';
 const ADD_MEMBERS = 'mutation ($c: ID!, $userIds: [ID!]!) { addMembers(input: { conversationId: $c, userIds: $userIds }) { addedCount } }';
 /** A page of `convId`'s members after a hand-made cursor. */
-const membersAfter = (millisText: string, userId: string) =>
-  member(MEMBERS_AFTER, (f) => ({ id: f.convId, after: handmadeMemberCursor(cursorFields(f.cursor)[1]!, millisText, userId) }));
+const membersAfter = (millisText: string, userId: string, version: 'mb3' | 'mb2') =>
+  member(MEMBERS_AFTER, (f) => ({ id: f.convId, after: handmadeMemberCursor(cursorFields(f.cursor)[1]!, millisText, userId, version) }));
 const messagesAt = (time: string) => member(MESSAGES_AT, (f) => ({ id: f.convId, time }));
 
 const SEARCH = 'query ($q: String, $c: ID, $f: MessageFilter, $after: String) { search(query: $q, conversationId: $c, filter: $f, after: $after) { edges { cursor } } }';
@@ -928,14 +931,16 @@ export const BAD_INPUT_CORPUS: BadInputCase[] = [
     },
   ]),
   ...cases('made-up values', [
-    {
-      name: 'a well-checksummed members cursor whose join time is past what a Date holds (8640000000000001 ms)',
-      status: 200,
-      code: 'BAD_USER_INPUT',
-      request: membersAfter('8640000000000001', 'bob'),
-    },
-    { name: 'a well-checksummed members cursor whose user id holds a NUL byte', status: 200, code: 'BAD_USER_INPUT', request: membersAfter('0', 'b\u0000b') },
-    { name: 'a well-checksummed members cursor whose user id is empty', status: 200, code: 'BAD_USER_INPUT', request: membersAfter('0', '') },
+    ...(['mb3', 'mb2'] as const).flatMap((version) => [
+      {
+        name: `a well-checksummed ${version} members cursor whose join time is past what a Date holds (8640000000000001 ms)`,
+        status: 200,
+        code: 'BAD_USER_INPUT',
+        request: membersAfter('8640000000000001', 'bob', version),
+      },
+      { name: `a well-checksummed ${version} members cursor whose user id holds a NUL byte`, status: 200, code: 'BAD_USER_INPUT', request: membersAfter('0', 'b\u0000b', version) },
+      { name: `a well-checksummed ${version} members cursor whose user id is empty`, status: 200, code: 'BAD_USER_INPUT', request: membersAfter('0', '', version) },
+    ]),
     { name: 'openDirectConversation with a user id holding a NUL byte', status: 200, code: 'BAD_USER_INPUT', request: member(OPEN_DIRECT, { userId: 'b\u0000b' }) },
     {
       name: 'openDirectConversation with a user id holding a C1 control character',

@@ -165,6 +165,7 @@ function forgedTokens(targets: Targets): Record<TokenKind, fc.Arbitrary<string>>
     page: positionCursor('c2', 'c1'),
     change: positionCursor('h2', 'h1'),
     member: fc.oneof(
+      fc.tuple(tagText, numberText, fc.oneof(userIdText, anyText)).map((fields) => encodeOpaque('mb3', fields)),
       fc.tuple(tagText, numberText, userIdField).map((fields) => encodeOpaque('mb2', fields)),
       fc.tuple(uuidText, numberText, userIdField).map((fields) => encodeOpaque('mb1', fields)),
     ),

@@ -128,9 +128,10 @@ describe.each(backends)('Group membership (%s)', (backend) => {
     expect((await alice.gql(MEMBERS, { id: direct })).data.conversation.myRole).toBe('MEMBER');
   });
 
-  it('pages through members in join order with their roles and read cursors', async () => {
+  it('pages through members in join order with their roles and read cursors, user ids with colons included', async () => {
     const group = await create([]);
-    const users = Array.from({ length: 7 }, (_, i) => `member-${i}`);
+    // Cursors spell the user id as it is, ':' included (listCursors.ts).
+    const users = Array.from({ length: 7 }, (_, i) => (i % 2 === 0 ? `sso|member:${i}:` : `member-${i}`));
     for (const user of users) await alice.gql(ADD, { id: group.id, users: [user] });
     const seen: { user: string; role: string }[] = [];
     let after: string | null = null;

@@ -14,39 +14,63 @@ import {
   encodeReactorCursor,
   encodeStarCursor,
 } from '../../src/history/listCursors.ts';
+import { fnv1a32 } from '../../src/history/checksum.ts';
 import { encodeOpaque, scopeTag } from '../../src/history/opaque.ts';
 
 const CONV = '0b9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d40';
 const OTHER = '1c9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d41';
 
+const JOINED = '2026-11-30T12:34:56.789Z';
+/** A member row's `joinedMillis` for `JOINED`, as the members statement spells it. */
+const JOINED_MILLIS = String(Date.parse(JOINED));
+
 describe('member cursors', () => {
   it('round-trip the join time and any user id, colons and emoji included', () => {
-    for (const userId of ['alice', 'auth0|x:y:z', '用户😀']) {
-      const cursor = encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', userId);
-      expect(decodeMemberCursor(CONV, cursor)).toEqual({ joinedAt: '2026-11-30T12:34:56.789Z', userId });
+    for (const userId of ['alice', 'auth0|x:y:z', ':', 'a::b:', '用户😀', '😀'.repeat(100)]) {
+      const cursor = encodeMemberCursor(CONV, JOINED_MILLIS, userId);
+      expect(decodeMemberCursor(CONV, cursor)).toEqual({ joinedAt: JOINED, userId });
     }
   });
 
   it('name the conversation by its tag rather than its uuid', () => {
-    const cursor = encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice');
+    const cursor = encodeMemberCursor(CONV, JOINED_MILLIS, 'alice');
     expect(Buffer.from(cursor, 'base64url').toString('utf8')).not.toContain(CONV);
   });
 
+  it('spell the user id as it is, not base64url-encoded inside the cursor’s own base64url', () => {
+    const cursor = encodeMemberCursor(CONV, JOINED_MILLIS, 'groups-10000-42');
+    expect(Buffer.from(cursor, 'base64url').toString('utf8')).toContain(':groups-10000-42:');
+    expect(cursor.length).toBeLessThanOrEqual(64);
+  });
+
   it('refuse another conversation’s cursor, an edited one, and other kinds of cursor', () => {
-    const cursor = encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice');
+    const cursor = encodeMemberCursor(CONV, JOINED_MILLIS, 'alice');
     expect(decodeMemberCursor(OTHER, cursor)).toBeNull();
     expect(decodeMemberCursor(CONV, `${cursor.slice(0, -2)}AA`)).toBeNull();
     expect(decodeMemberCursor(CONV, encodeCursor(CONV, 5))).toBeNull();
     expect(decodeMemberCursor(CONV, encodeAnnouncementCursor(5))).toBeNull();
   });
+
+  it('still read the cursors of the previous versions, in their own conversation only', () => {
+    const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+    const mb2 = encodeOpaque('mb2', [scopeTag(CONV), JOINED_MILLIS, b64('auth0|x:y')]);
+    const mb1 = encodeOpaque('mb1', [CONV, JOINED_MILLIS, b64('auth0|x:y')]);
+    expect([decodeMemberCursor(CONV, mb2), decodeMemberCursor(CONV, mb1)]).toEqual([
+      { joinedAt: JOINED, userId: 'auth0|x:y' },
+      { joinedAt: JOINED, userId: 'auth0|x:y' },
+    ]);
+    expect([decodeMemberCursor(OTHER, mb2), decodeMemberCursor(OTHER, mb1)]).toEqual([null, null]);
+  });
 });
 
+const base64UserId = (userId: string) => Buffer.from(userId, 'utf8').toString('base64url');
+
 describe.each([
-  { version: 'mb2', scope: scopeTag },
-  { version: 'mb1', scope: (convId: string) => convId },
-])('member cursors ($version) forged with a correct checksum (cursors are not signed)', ({ version, scope }) => {
-  const forged = (convId: string, millis: string | number, userIdField: string) => encodeOpaque(version, [scope(convId), millis, userIdField]);
-  const userIdField = (userId: string) => Buffer.from(userId, 'utf8').toString('base64url');
+  { version: 'mb3', scope: scopeTag, userIdField: (userId: string) => userId },
+  { version: 'mb2', scope: scopeTag, userIdField: base64UserId },
+  { version: 'mb1', scope: (convId: string) => convId, userIdField: base64UserId },
+])('member cursors ($version) forged with a correct checksum (cursors are not signed)', ({ version, scope, userIdField }) => {
+  const forged = (convId: string, millis: string | number, userIdText: string) => encodeOpaque(version, [scope(convId), millis, userIdText]);
 
   it('accept the first and last join times that Date and PostgreSQL both hold', () => {
     expect([
@@ -63,16 +87,37 @@ describe.each([
     ['a join time past what a Date holds', forged(CONV, '8640000000000001', userIdField('alice'))],
     ['a join time beyond 2^53', forged(CONV, '99999999999999999999', userIdField('alice'))],
     ['a negative join time', forged(CONV, -1, userIdField('alice'))],
+    ['a join time with a leading zero', forged(CONV, '01764547200000', userIdField('alice'))],
     ['an empty user id', forged(CONV, 0, '')],
     ['a user id with a NUL byte', forged(CONV, 0, userIdField('a\u0000b'))],
     ['a user id with a C1 control character', forged(CONV, 0, userIdField('a\u0085b'))],
     ['a user id of 201 characters', forged(CONV, 0, userIdField('x'.repeat(201)))],
-    ['a user id whose bytes are not UTF-8', forged(CONV, 0, Buffer.from([0x61, 0xff]).toString('base64url'))],
-    ['a user id in another base64 spelling', forged(CONV, 0, `${userIdField('alice')}=`)],
     ['a conversation that is not a uuid', encodeOpaque(version, ['general', 0, userIdField('alice')])],
     ['another conversation', forged(OTHER, 0, userIdField('alice'))],
   ])('refuse %s', (_what, cursor) => {
     expect(decodeMemberCursor(CONV, cursor)).toBeNull();
+  });
+});
+
+describe.each(['mb2', 'mb1'])('member cursors (%s) with the user id base64url-encoded, forged', (version) => {
+  const scope = version === 'mb2' ? scopeTag(CONV) : CONV;
+  it.each([
+    ['a user id whose bytes are not UTF-8', Buffer.from([0x61, 0xff]).toString('base64url')],
+    ['a user id in another base64 spelling', `${base64UserId('alice')}=`],
+  ])('refuse %s', (_what, userIdText) => {
+    expect(decodeMemberCursor(CONV, encodeOpaque(version, [scope, 0, userIdText]))).toBeNull();
+  });
+});
+
+describe('mb3 member cursors made by hand', () => {
+  const text = (payload: string) => `${payload}:${fnv1a32(payload).toString(36)}`;
+  it.each([
+    ['bytes that are not UTF-8 in the user id', Buffer.concat([Buffer.from(`mb3:${scopeTag(CONV)}:0:a`), Buffer.from([0xff]), Buffer.from(':0')])],
+    ['no user id field at all', Buffer.from(text(`mb3:${scopeTag(CONV)}:0`))],
+    ['a checksum that does not match', Buffer.from(`mb3:${scopeTag(CONV)}:0:alice:0`)],
+    ['a user id with a lone surrogate, checksummed before UTF-8 made it U+FFFD', Buffer.from(text(`mb3:${scopeTag(CONV)}:0:a\ud800b`))],
+  ])('refuse %s', (_what, bytes) => {
+    expect(decodeMemberCursor(CONV, bytes.toString('base64url'))).toBeNull();
   });
 });
 
@@ -98,7 +143,7 @@ describe('edit cursors', () => {
       decodeEditCursor(CONV, 12, cursor.slice(0, -3)),
       decodeEditCursor(CONV, 12, encodeCursor(CONV, 12)),
       decodeEditCursor(CONV, 12, encodeReactorCursor(CONV, 12, '👍', { reactedMicros: 3, userId: 'alice' })),
-      decodeEditCursor(CONV, 12, encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice')),
+      decodeEditCursor(CONV, 12, encodeMemberCursor(CONV, JOINED_MILLIS, 'alice')),
       decodeEditCursor(CONV, 12, ''),
     ]).toEqual([null, null, null, null, null, null, null, null]);
   });
@@ -148,7 +193,7 @@ describe('reactor cursors', () => {
       decodeReactorCursor(CONV, 12, '👍', `${cursor.slice(0, -2)}AA`),
       decodeReactorCursor(CONV, 12, '👍', cursor.slice(0, -3)),
       decodeReactorCursor(CONV, 12, '👍', encodeEditCursor(CONV, 12, 1)),
-      decodeReactorCursor(CONV, 12, '👍', encodeMemberCursor(CONV, '2026-11-30T12:34:56.789Z', 'alice')),
+      decodeReactorCursor(CONV, 12, '👍', encodeMemberCursor(CONV, JOINED_MILLIS, 'alice')),
       decodeReactorCursor(CONV, 12, '👍', encodeCursor(CONV, 12)),
       decodeReactorCursor(CONV, 12, '👍', ''),
     ]).toEqual([null, null, null, null, null, null, null, null, null, null]);

@@ -41,7 +41,7 @@ function refusal(outcome: MembershipRefusal, id: string, what: string) {
 
 /** A member row as the API shows it. */
 function memberModel(row: MemberRow): MemberModel {
-  return { user: { id: row.userId }, role: row.role === 'owner' ? 'OWNER' : 'MEMBER', joinedAt: row.joinedAt, readSeq: row.readSeq };
+  return { user: { id: row.userId }, role: row.role === 'owner' ? 'OWNER' : 'MEMBER', joinedAt: row.joinedAt, joinedMillis: row.joinedMillis, readSeq: row.readSeq };
 }
 
 export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' | 'historyVisibility' | 'members'> = {
@@ -64,7 +64,7 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
       rows: kept.map(memberModel),
       hasNextPage: more,
       hasPreviousPage: after !== null,
-      cursorOf: (member) => encodeMemberCursor(conversation.id, member.joinedAt, member.user.id),
+      cursorOf: (member) => encodeMemberCursor(conversation.id, member.joinedMillis, member.user.id),
     };
     return page;
   },
