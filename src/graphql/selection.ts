@@ -37,18 +37,40 @@ function fieldsIn(info: GraphQLResolveInfo, selectionSets: readonly (SelectionSe
  * time: callers must then assume everything is wanted.
  */
 export function selectedFieldNames(info: GraphQLResolveInfo): Set<string> | null {
-  const fields = fieldsIn(info, info.fieldNodes.map((node) => node.selectionSet));
+  return selectedFieldNamesAt(info, []);
+}
+
+/**
+ * The names of the fields selected under the current field's `path` of
+ * children (`['edges', 'node']`: what a connection's edges ask of each
+ * node), merged across repeats and fragments, or null when a directive
+ * could change any selection on the way: callers must then assume
+ * everything is wanted.
+ */
+export function selectedFieldNamesAt(info: GraphQLResolveInfo, path: readonly string[]): Set<string> | null {
+  let fields = fieldsIn(info, info.fieldNodes.map((node) => node.selectionSet));
+  for (const child of path) {
+    if (fields === null) return null;
+    fields = fieldsIn(info, (fields.get(child) ?? []).map((node) => node.selectionSet));
+  }
   return fields === null ? null : new Set(fields.keys());
 }
 
 /**
- * The names of the fields selected under the current field's `child` (what
- * a connection's `edges` ask of each `node`), or null when a directive
- * could change either selection: callers must then assume everything is wanted.
+ * A test of whether the current field's `path` selects `name`, looked up
+ * once per parsed query: documents are cached, so their field nodes are the
+ * same objects request after request. Unknown (a directive) answers false:
+ * callers that skip work on false must still answer the field without it.
  */
-export function selectedChildFieldNames(info: GraphQLResolveInfo, child: string): Set<string> | null {
-  const fields = fieldsIn(info, info.fieldNodes.map((node) => node.selectionSet));
-  if (fields === null) return null;
-  const childFields = fieldsIn(info, (fields.get(child) ?? []).map((node) => node.selectionSet));
-  return childFields === null ? null : new Set(childFields.keys());
+export function selectsOnce(path: readonly string[], name: string): (info: GraphQLResolveInfo) => boolean {
+  const answers = new WeakMap<FieldNode, boolean>();
+  return (info) => {
+    const node = info.fieldNodes[0]!;
+    let selects = answers.get(node);
+    if (selects === undefined) {
+      selects = selectedFieldNamesAt(info, path)?.has(name) === true;
+      answers.set(node, selects);
+    }
+    return selects;
+  };
 }

@@ -2,8 +2,9 @@
  * The page statements. Each read of a page is ONE statement: it checks the
  * membership (and reads the clear watermark), walks what the viewer can see
  * for one row more than the page, tests the far side of the cursor, reads
- * `max_seq`, and joins the warm bodies of the rows it found, all in one
- * snapshot. Bodies not found there (archived or erased) are the body
+ * `max_seq`, and joins the warm bodies of the rows it found (and, for a
+ * page that asks for `readCount`, counts their receipts: pageReceipts.ts),
+ * all in one snapshot. Bodies not found there (archived or erased) are the body
  * loader's. Scans and
  * far-side tests are `visibleRun` walks, so what the viewer hid, cleared or
  * lost to retention costs a page a few seeks, not a row each.
@@ -14,6 +15,7 @@ import { archiveSegments, conversations, members, messageBodies, messages } from
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
+import { withReadCounts } from './pageReceipts.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
 import { messageColumns, type RetentionClock, type RetentionValues, retentionValues, visibleFloor, visibleRun, visibleTo } from './sqlFragments.ts';
 import { type Slots, statement } from './statement.ts';
@@ -27,6 +29,8 @@ interface PageSnapshot {
   archivedThroughSeq: number;
   /** The warm body of each scanned row that has one, by seq. */
   warmTexts: Map<number, string>;
+  /** Each scanned row's read count, by seq, when the scan was asked for them (`receipts`); else empty. */
+  readCounts: Map<number, number>;
 }
 
 /** A keyset page as scanned: rows in scan order, up to `size + 1`. */
@@ -55,6 +59,8 @@ type PageStatementRow = Partial<MessageRow> & {
   behind_exists: boolean;
   side?: string;
   body_text: string | null;
+  /** Present when the statement counted receipts (pageReceipts.ts). */
+  readers?: number | null;
 };
 
 /** What every page statement binds: who reads which conversation, when. */
@@ -109,11 +115,22 @@ function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL, bodies: 'wi
     left join lateral (${scan}) p on true`;
 }
 
-/** The warm bodies a page statement joined, by seq. */
-function warmTextsOf(rows: readonly PageStatementRow[]): Map<number, string> {
-  const texts = new Map<number, string>();
-  for (const row of rows) if (row.seq != null && row.body_text !== null) texts.set(row.seq, row.body_text);
-  return texts;
+/** What every page statement's rows say about the conversation and the scanned rows' bodies and receipts. */
+function snapshotOf(rows: readonly PageStatementRow[], first: PageStatementRow): PageSnapshot {
+  const warmTexts = new Map<number, string>();
+  const readCounts = new Map<number, number>();
+  for (const row of rows) {
+    if (row.seq == null) continue;
+    if (row.body_text !== null) warmTexts.set(row.seq, row.body_text);
+    if (row.readers != null) readCounts.set(row.seq, row.readers);
+  }
+  return {
+    latestSeq: first.latest_seq,
+    changeSeq: first.change_seq,
+    archivedThroughSeq: Number(first.archived_through),
+    warmTexts,
+    readCounts,
+  };
 }
 
 /** The viewer's walk from `start` in `order` over the member row's conversation, up to `limit` messages. */
@@ -134,7 +151,7 @@ interface KeysetValues extends PageValues {
  * the newest). The far side of a cursor is a walk of one message the other
  * way from it: seq <= after going forward, seq >= before going backward.
  */
-function keysetStatement(order: 'asc' | 'desc', cursor: boolean) {
+function keysetStatement(order: 'asc' | 'desc', cursor: boolean, receipts: boolean) {
   return statement<KeysetValues>((v) => {
     const start = cursor ? v.cursorSeq : sql`mb.latest_seq + 1`;
     const scan = sql`select ${messageColumns(m)} from ${walk(v, start, order, v.limit)}`;
@@ -143,38 +160,46 @@ function keysetStatement(order: 'asc' | 'desc', cursor: boolean) {
       : order === 'asc'
         ? sql`exists (select from ${walk(v, sql`${v.cursorSeq}::int8 + 1`, 'desc', sql`1`)})`
         : sql`exists (select from ${walk(v, sql`${v.cursorSeq}::int8 - 1`, 'asc', sql`1`)})`;
-    return sql`${pageStatement(v, behind, scan)} order by p.seq ${sql.raw(order)}`;
+    const page = pageStatement(v, behind, scan);
+    return receipts ? withReadCounts(page, v.convId, order) : sql`${page} order by p.seq ${sql.raw(order)}`;
   });
 }
 
-const forwardPage = keysetStatement('asc', true);
-const backwardPage = keysetStatement('desc', true);
-const newestPage = keysetStatement('desc', false);
+/** The keyset page statements, by whether they count receipts (a page asking for `readCount`). */
+const keysetPages = (receipts: boolean) => ({
+  forward: keysetStatement('asc', true, receipts),
+  backward: keysetStatement('desc', true, receipts),
+  newest: keysetStatement('desc', false, receipts),
+});
+const plainPages = keysetPages(false);
+const pagesWithReceipts = keysetPages(true);
 
-/** Scans one keyset page; `NotFound` when the viewer is not a member (or there is no such conversation). */
+/**
+ * Scans one keyset page, with each row's read count when `receipts`;
+ * `NotFound` when the viewer is not a member (or there is no such conversation).
+ */
 export async function scanPage(
   db: SqlRunner,
   viewerId: string,
   retention: RetentionClock,
   convId: string,
   window: PageWindow,
+  receipts = false,
 ): Promise<ScannedPage | NotFound> {
   const values = { ...retentionValues(retention), viewerId, convId, limit: window.size + 1 };
+  const pages = receipts ? pagesWithReceipts : plainPages;
   const query =
     window.direction === 'forward'
-      ? forwardPage({ ...values, cursorSeq: window.afterSeq })
+      ? pages.forward({ ...values, cursorSeq: window.afterSeq })
       : window.beforeSeq !== null
-        ? backwardPage({ ...values, cursorSeq: window.beforeSeq })
-        : newestPage({ ...values, cursorSeq: 0 });
+        ? pages.backward({ ...values, cursorSeq: window.beforeSeq })
+        : pages.newest({ ...values, cursorSeq: 0 });
   const rows = await db.rows<PageStatementRow>(query);
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
   return {
     kind: 'page',
-    latestSeq: first.latest_seq,
-    changeSeq: first.change_seq,
-    archivedThroughSeq: Number(first.archived_through),
-    warmTexts: warmTextsOf(rows),
+    ...snapshotOf(rows, first),
     behindExists: first.behind_exists,
     scanned: rows.filter((r) => r.seq != null).map((r) => messageRowOf(r as MessageRow)),
   };
@@ -188,15 +213,22 @@ interface AroundValues extends PageValues {
   newerLimit: number;
 }
 
-const aroundPage = statement<AroundValues>((v) => {
+/** The statement of a page around an anchor, counting receipts when `receipts`. */
+const aroundStatement = (receipts: boolean) => statement<AroundValues>((v) => {
   const side = (name: string, from: SQL) => sql`(select ${name}::text as side, ${messageColumns(m)} from ${from})`;
   const scan = sql`${side('older', walk(v, v.anchorSeq, 'desc', v.olderLimit))}
     union all ${side('anchor', sql`${messages} ${m} where ${m.convId} = ${v.convId} and ${m.seq} = ${v.anchorSeq} and ${visibleTo(m, v.viewerId, FLOOR, v.convId)}`)}
     union all ${side('newer', walk(v, v.anchorSeq, 'asc', v.newerLimit))}`;
-  return pageStatement(v, sql`false`, scan);
+  const page = pageStatement(v, sql`false`, scan);
+  return receipts ? withReadCounts(page, v.convId, null) : page;
 });
+const plainAround = aroundStatement(false);
+const aroundWithReceipts = aroundStatement(true);
 
-/** Scans the page around `anchorSeq`; `NotFound` when the viewer is not a member. */
+/**
+ * Scans the page around `anchorSeq`, with each row's read count when
+ * `receipts`; `NotFound` when the viewer is not a member.
+ */
 export async function scanAround(
   db: SqlRunner,
   viewerId: string,
@@ -205,9 +237,17 @@ export async function scanAround(
   anchorSeq: number,
   before: number,
   after: number,
+  receipts = false,
 ): Promise<ScannedAround | NotFound> {
   const rows = await db.rows<PageStatementRow>(
-    aroundPage({ ...retentionValues(retention), viewerId, convId, anchorSeq, olderLimit: before + 1, newerLimit: after + 1 }),
+    (receipts ? aroundWithReceipts : plainAround)({
+      ...retentionValues(retention),
+      viewerId,
+      convId,
+      anchorSeq,
+      olderLimit: before + 1,
+      newerLimit: after + 1,
+    }),
   );
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
@@ -217,10 +257,7 @@ export async function scanAround(
   const newer = of('newer').sort((a, b) => a.seq - b.seq);
   return {
     kind: 'around',
-    latestSeq: first.latest_seq,
-    changeSeq: first.change_seq,
-    archivedThroughSeq: Number(first.archived_through),
-    warmTexts: warmTextsOf(rows),
+    ...snapshotOf(rows, first),
     older, anchor: of('anchor')[0] ?? null, newer };
 }
 

@@ -55,6 +55,9 @@ const CASES: Record<string, (t: Target) => { query: string; variables: Record<st
     { query: 'query ($id: ID!) { conversation(id: $id) { id title maxSeq readSeq } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { messages(last: 5) { edges { node { content { ... on TextContent { text } } } } latestSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!, $m: ID!) { conversation(id: $id) { messagesAround(messageId: $m) { edges { node { seq } } anchorFound } } }', variables: { id: t.conversationId, m: t.messageId } },
+    // Receipts are counted by the page statement itself (src/store/pageReceipts.ts).
+    { query: 'query ($id: ID!) { conversation(id: $id) { messages(last: 5) { edges { node { seq readCount } } } } }', variables: { id: t.conversationId } },
+    { query: 'query ($id: ID!, $m: ID!) { conversation(id: $id) { messagesAround(messageId: $m) { edges { node { readCount } } } } }', variables: { id: t.conversationId, m: t.messageId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { messagesAt(time: "2000-01-01T00:00:00.000Z") { edges { node { seq } } gaps { from to } } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { changes { changes { kind fromSeq } cursor goneThroughSeq } } }', variables: { id: t.conversationId } },
     { query: 'query ($id: ID!) { conversation(id: $id) { retentionPolicy { days maxMessages expiredThroughSeq } } }', variables: { id: t.conversationId } },

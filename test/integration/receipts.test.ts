@@ -1,21 +1,29 @@
 /**
  * Read receipts (`Message.readCount`): exact counts, as the definition says
  * (members other than the sender whose read cursor is at or past the
- * message), and a cost that does not grow with members x messages.
+ * message), and a cost that does not grow with members x messages. A
+ * message page that asks for them has its page statement count them
+ * (src/store/pageReceipts.ts): one statement, the same rows.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
+import { createRunner } from '../../src/db/runner.ts';
+import { KEEP_EVERYTHING } from '../../src/history/retention.ts';
+import type { PageWindow } from '../../src/history/pageWindow.ts';
 import { countReaders } from '../../src/store/inbox.ts';
 import { type MessageKey, messageKeyString } from '../../src/store/messages.ts';
+import { scanAround, scanPage } from '../../src/store/pages.ts';
 import { backends } from '../helpers/database.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { type LargeGroup, seedLargeGroup } from '../helpers/largeGroup.ts';
 import { recordingRunner, statementCost } from '../helpers/statementCost.ts';
 
 const PAGE_WITH_RECEIPTS = `query ($id: ID!, $last: Int) { conversation(id: $id) { messages(last: $last) { edges { node { seq readCount } } } } }`;
+
+const clock = () => ({ server: KEEP_EVERYTHING, now: new Date() });
 
 const MEMBERS = 10_000;
 const MESSAGES = 200;
@@ -72,18 +80,20 @@ describe.each(backends)('Read receipts (%s)', (backend) => {
     return row!.n;
   };
 
+  /** Member `k` of the made-up group `uuid` (past its members: someone who left). */
+  const user = (uuid: string, k: number) => `${uuid.slice(0, 8)}-${k}`;
+
   /** Inserts `made`'s group, set-based; answers its uuid. */
   const insertGroup = async (made: MadeUpGroup): Promise<string> => {
     const uuid = randomUUID();
-    const user = (k: number) => `${uuid.slice(0, 8)}-${k}`;
     await harness.database.db.transaction(async (tx) => {
       await tx.execute(sql`insert into conversations (id, kind, max_seq) values (${uuid}, 'group', ${made.senders.length})`);
       await tx.execute(sql`insert into members (conv_id, user_id, read_seq)
         select ${uuid}::uuid, u.user_id, u.read_seq
-        from unnest(${sql.param(made.readSeqs.map((_, k) => user(k)))}::text[], ${sql.param(made.readSeqs)}::int8[]) as u(user_id, read_seq)`);
+        from unnest(${sql.param(made.readSeqs.map((_, k) => user(uuid, k)))}::text[], ${sql.param(made.readSeqs)}::int8[]) as u(user_id, read_seq)`);
       await tx.execute(sql`insert into messages (conv_id, seq, sender_id, client_msg_id)
         select ${uuid}::uuid, s.seq, s.sender_id, 'made-' || s.seq
-        from unnest(${sql.param(made.senders.map((k) => user(k)))}::text[]) with ordinality as s(sender_id, seq)`);
+        from unnest(${sql.param(made.senders.map((k) => user(uuid, k)))}::text[]) with ordinality as s(sender_id, seq)`);
     });
     return uuid;
   };
@@ -105,29 +115,105 @@ describe.each(backends)('Read receipts (%s)', (backend) => {
     );
   });
 
-  it('answers a page of 50 with readCount in a group of 10,000 with one statement more than the page, its counts exact', async () => {
+  it('counts in the page statement exactly what the definition counts, on every kind of page, its rows unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        madeUpGroup,
+        fc.nat({ max: 45 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.constantFrom('newest', 'backward', 'forward', 'around'),
+        async (made, cursor, size, kind) => {
+          const uuid = await insertGroup(made);
+          // A member who reads: every made-up group has member 0.
+          const viewerId = user(uuid, 0);
+          const scan = (receipts: boolean) => {
+            if (kind === 'around') return scanAround(createRunner(harness.database.client), viewerId, clock(), uuid, cursor, size, size, receipts);
+            const window: PageWindow =
+              kind === 'forward'
+                ? { direction: 'forward', size, afterSeq: cursor }
+                : { direction: 'backward', size, beforeSeq: kind === 'newest' ? null : cursor };
+            return scanPage(createRunner(harness.database.client), viewerId, clock(), uuid, window, receipts);
+          };
+          const [counted, plain] = [await scan(true), await scan(false)];
+          if (counted.kind === 'not-found' || plain.kind === 'not-found') throw new Error('member 0 is a member');
+          const { readCounts, ...page } = counted;
+          const { readCounts: none, ...plainPage } = plain;
+          expect(page).toEqual(plainPage);
+          expect(none.size).toBe(0);
+          const rows = counted.kind === 'page' ? counted.scanned : [...counted.older, ...(counted.anchor ? [counted.anchor] : []), ...counted.newer];
+          const keys = rows.map((row) => ({ convId: uuid, seq: row.seq }));
+          expect([...readCounts.keys()].sort((a, b) => a - b)).toEqual(keys.map((k) => k.seq).sort((a, b) => a - b));
+          expect(keys.map((k) => readCounts.get(k.seq))).toEqual(await byDefinition(keys));
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('answers a page of 50 with readCount in a group of 10,000 with its one page statement, its counts exact', async () => {
     const viewer = await harness.client(group.userId(3));
     const response = await viewer.gql(PAGE_WITH_RECEIPTS, { id: group.id, last: 50 });
     expect(response.errors).toBeUndefined();
     const counts = response.data.conversation.messages.edges.map((e: { node: { readCount: number } }) => e.node.readCount);
     expect(counts).toEqual(await byDefinition(keysOf(group.uuid, MESSAGES - 49, MESSAGES)));
-    expect(response.stats.statements).toBe(2);
-    expect(response.stats.batches).toEqual([{ loader: 'readCount', size: 50 }]);
+    expect(response.stats.statements).toBe(1);
+    expect(response.stats.batches).toEqual([]);
   });
 
   it.each([
-    ['asked directly', PAGE_WITH_RECEIPTS, {}],
+    ['messages(last:, before:)', `query ($id: ID!, $cursor: String) { conversation(id: $id) { messages(last: 30, before: $cursor) { edges { node { seq readCount } } } } }`, 'before'],
+    ['messages(first:, after:)', `query ($id: ID!, $cursor: String) { conversation(id: $id) { messages(first: 30, after: $cursor) { edges { node { seq readCount } } } } }`, 'after'],
+    ['messagesAround', `query ($id: ID!, $anchor: ID!) { conversation(id: $id) { messagesAround(messageId: $anchor, before: 15, after: 14) { edges { node { seq readCount } } } } }`, 'around'],
+  ])('counts the receipts of %s in its one page statement', async (_label, query, from) => {
+    const viewer = await harness.client(group.userId(4));
+    // A cursor (or anchor) 100 messages down, from the newest page's edges.
+    const newest = await viewer.gql(`query ($id: ID!) { conversation(id: $id) { messages(last: 100) { edges { cursor node { id seq } } } } }`, { id: group.id });
+    const edge = newest.data.conversation.messages.edges[0] as { cursor: string; node: { id: string; seq: number } };
+    const response = await viewer.gql(query, { id: group.id, cursor: edge.cursor, anchor: edge.node.id });
+    expect(response.errors).toBeUndefined();
+    const edges = response.data.conversation[from === 'around' ? 'messagesAround' : 'messages'].edges as { node: { seq: number; readCount: number } }[];
+    const expectedSeqs = from === 'before' ? [edge.node.seq - 30, edge.node.seq - 1] : from === 'after' ? [edge.node.seq + 1, edge.node.seq + 30] : [edge.node.seq - 15, edge.node.seq + 14];
+    expect(edges.map((e) => e.node.seq)).toEqual(keysOf(group.uuid, expectedSeqs[0]!, expectedSeqs[1]!).map((k) => k.seq));
+    expect(edges.map((e) => e.node.readCount)).toEqual(await byDefinition(edges.map((e) => ({ convId: group.uuid, seq: e.node.seq }))));
+    expect(response.stats.statements).toBe(1);
+    expect(response.stats.batches).toEqual([]);
+  });
+
+  it.each([
+    ['asked directly', PAGE_WITH_RECEIPTS, {}, []],
     ['through fragments', `query ($id: ID!, $last: Int) { conversation(id: $id) { messages(last: $last) { edges { ...E } } } }
-      fragment E on MessageEdge { node { seq ... on Message { readCount } } }`, {}],
-    // A directive leaves the page unsure of what its edges ask for: each edge's loader answers.
-    ['under a directive', `query ($id: ID!, $last: Int, $r: Boolean!) { conversation(id: $id) { messages(last: $last) { edges { node { seq readCount @include(if: $r) } } } } }`, { r: true }],
-  ])('answers the same exact counts however readCount is asked for: %s', async (_label, query, variables) => {
+      fragment E on MessageEdge { node { seq ... on Message { readCount } } }`, {}, []],
+    // A directive leaves the page unsure of what its edges ask for: the edges load them, in one batch.
+    ['under a directive', `query ($id: ID!, $last: Int, $r: Boolean!) { conversation(id: $id) { messages(last: $last) { edges { node { seq readCount @include(if: $r) } } } } }`, { r: true }, [{ loader: 'readCount', size: 30 }]],
+  ])('answers the same exact counts however readCount is asked for: %s', async (_label, query, variables, batches) => {
     const viewer = await harness.client(group.userId(5));
     const response = await viewer.gql(query, { id: group.id, last: 30, ...variables });
     expect(response.errors).toBeUndefined();
     const counts = response.data.conversation.messages.edges.map((e: { node: { readCount: number } }) => e.node.readCount);
     expect(counts).toEqual(await byDefinition(keysOf(group.uuid, MESSAGES - 29, MESSAGES)));
-    expect(response.stats.batches).toEqual([{ loader: 'readCount', size: 30 }]);
+    expect(response.stats.batches).toEqual(batches);
+  });
+
+  it.each([
+    ['the newest page', null],
+    ['a page deep in the history', 101],
+  ])('counts the receipts of %s by reading the members who have read at or past it once, not once per message', async (_label, beforeSeq) => {
+    const window: PageWindow = { direction: 'backward', size: 50, beforeSeq };
+    const costOf = async (receipts: boolean) => {
+      const { runner, sent } = recordingRunner(harness.database);
+      const scanned = await scanPage(runner, group.userId(6), clock(), group.uuid, window, receipts);
+      if (scanned.kind === 'not-found') throw new Error('a member');
+      expect(sent).toHaveLength(1);
+      return { scanned, cost: await statementCost(harness.database, sent[0]!) };
+    };
+    const [plain, counted] = [await costOf(false), await costOf(true)];
+    const seqs = plain.scanned.scanned.map((row) => row.seq);
+    expect(counted.scanned.scanned.map((row) => row.seq)).toEqual(seqs);
+    // The histogram's range from the page's lowest seq, then one probe per row for its sender.
+    const histogram = await readersAtOrPast(Math.min(...seqs));
+    const extra = (counted.cost.rowsVisited.members ?? 0) - (plain.cost.rowsVisited.members ?? 0);
+    expect(extra, JSON.stringify(counted.cost.plan)).toBeLessThanOrEqual(histogram + seqs.length);
+    expect(counted.cost.buffers - plain.cost.buffers, JSON.stringify(counted.cost.plan)).toBeLessThanOrEqual(Math.ceil(histogram / 400) + 8 * seqs.length + 20);
   });
 
   it.each([

@@ -1,20 +1,21 @@
 /** `MessageConnection` and `PageInfo`, derived from one scanned page; its edges are `MessageEdgeModel`s (messageEdges.ts). */
-import type { FieldNode, GraphQLResolveInfo } from 'graphql';
+import type { GraphQLResolveInfo } from 'graphql';
 import { encodeChangeCursor, encodeCursor } from '../../history/cursor.ts';
 import { gapsIn } from '../../history/pageSpan.ts';
 import type { ConnectionModel } from '../models.ts';
 import type { MessageConnectionResolvers } from '../generated/resolvers.ts';
 import { viewerOf } from '../context.ts';
 import { messageEdges } from '../messageEdges.ts';
-import { primeReadCounts } from '../readCounts.ts';
-import { selectedChildFieldNames } from '../selection.ts';
+import { edgesAskForReadCount, primeReadCounts } from '../readCounts.ts';
 
 export const MessageConnection: MessageConnectionResolvers = {
   edges: (connection, _args, context, info) => {
     const rows = connection.slice.rows;
-    if (rows.length === 0 || !asksForReadCount(info)) return messageEdges(rows);
-    // One batch for the page's receipts before its edges, so each edge's `readCount` is at hand.
-    return primeReadCounts(viewerOf(context).loaders, rows).then(() => messageEdges(rows));
+    if (rows.length === 0 || !edgesAskForReadCount(info)) return messageEdges(rows);
+    // One batch for the receipts the page statement did not count, before
+    // the edges, so each edge's `readCount` is at hand.
+    const loading = primeReadCounts(viewerOf(context).loaders, rows);
+    return loading === null ? messageEdges(rows) : loading.then(() => messageEdges(rows));
   },
   pageInfo: (connection) => ({
     hasPreviousPage: connection.slice.hasPreviousPage,
@@ -40,23 +41,6 @@ export const MessageConnection: MessageConnectionResolvers = {
               : 'Archived messages cannot be read right now; they are left out, and paging on from the cut side asks for them again.',
         },
 };
-
-/**
- * Whether the edges ask each message for its `readCount`, looked up once
- * per parsed query: the documents are cached, so their nodes are the same
- * objects request after request. Unknown (a directive) counts as no: the
- * loader still answers each edge.
- */
-function asksForReadCount(info: GraphQLResolveInfo): boolean {
-  const node = info.fieldNodes[0]!;
-  let asks = asksForReadCountByField.get(node);
-  if (asks === undefined) {
-    asks = selectedChildFieldNames(info, 'node')?.has('readCount') === true;
-    asksForReadCountByField.set(node, asks);
-  }
-  return asks;
-}
-const asksForReadCountByField = new WeakMap<FieldNode, boolean>();
 
 /**
  * An empty page has no edge cursors, but it still has a position: where it

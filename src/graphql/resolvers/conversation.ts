@@ -14,6 +14,7 @@ import { viewerOf } from '../context.ts';
 import { badUserInput, echo, notFound } from '../errors.ts';
 import type { ConversationResolvers } from '../generated/resolvers.ts';
 import type { MessageRow } from '../../store/rows.ts';
+import { carryReadCounts, connectionAsksForReadCount } from '../readCounts.ts';
 import { readPageBodies } from './pageBodies.ts';
 import { keysetSize } from './keyset.ts';
 import { conversationNotFound, conversationRow, messageKeyOf } from './lookups.ts';
@@ -60,7 +61,8 @@ async function aroundConnection(
   before: number,
   after: number,
 ): Promise<ConnectionModel & { latestSeq: number }> {
-  const scanned = await scanAround(context.db, viewerId, context.retention, convId, anchorSeq, before, after);
+  const receipts = connectionAsksForReadCount(info);
+  const scanned = await scanAround(context.db, viewerId, context.retention, convId, anchorSeq, before, after, receipts);
   if (scanned.kind === 'not-found') throw gone(convId);
   const { slice, cut } = await readPageBodies(context, info, {
     slice: sliceAround(before, after, scanned.older, scanned.anchor, scanned.newer),
@@ -68,6 +70,7 @@ async function aroundConnection(
     archivedThroughSeq: scanned.archivedThroughSeq,
     keep: { kind: 'around', anchorSeq },
   });
+  carryReadCounts(slice.rows, scanned.readCounts);
   return {
     convId,
     slice,
@@ -113,7 +116,9 @@ function aroundCounts(args: { before?: number | null; after?: number | null }): 
 }
 /** One keyset page of `convId` as a connection; `NOT_FOUND` when the viewer is not a member. */
 async function pageConnection(context: RequestContext, info: GraphQLResolveInfo, convId: string, window: PageWindow): Promise<ConnectionModel> {
-  const scanned = await scanPage(context.db, viewerOf(context).viewerId, context.retention, convId, window);
+  // A page whose edges ask for `readCount` has its statement count them: one round trip.
+  const receipts = connectionAsksForReadCount(info);
+  const scanned = await scanPage(context.db, viewerOf(context).viewerId, context.retention, convId, window, receipts);
   if (scanned.kind === 'not-found') throw gone(convId);
   const { slice, cut } = await readPageBodies(context, info, {
     slice: slicePage(window, scanned.scanned, scanned.behindExists),
@@ -121,6 +126,7 @@ async function pageConnection(context: RequestContext, info: GraphQLResolveInfo,
     archivedThroughSeq: scanned.archivedThroughSeq,
     keep: { kind: window.direction === 'forward' ? 'oldest' : 'newest' },
   });
+  carryReadCounts(slice.rows, scanned.readCounts);
   return {
     convId,
     slice,
