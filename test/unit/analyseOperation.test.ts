@@ -113,6 +113,24 @@ describe('Operation analysis: cost', () => {
     expect(cost('{ conversation(id: "x") { messages(last: 5000) { startSeq } } }')).toBe(LIST_SIZES.messages.max);
   });
 
+  it('reads the variables of every request anew when one parsed document runs again, whichever of its operations runs', () => {
+    // Apollo hands the gate the same parsed document for every request of one query text.
+    const document = parse(`query Page($n: Int, $before: String) { conversation(id: "x") { messages(last: $n, before: $before) { startSeq } } }
+      query Jump($m: ID!, $n: Int) { conversation(id: "x") { messages(around: $m, last: $n) { startSeq } ...Members } }
+      fragment Members on Conversation { members(first: $n) { pageInfo { hasNextPage } } }`);
+    const costs = [
+      [{ n: 5 }, 'Page'],
+      [{ n: 80, before: 'c' }, 'Page'],
+      [{ m: 'm' }, 'Jump'],
+      [{ m: 'm', n: 7 }, 'Jump'],
+      [{}, 'Page'],
+    ].map(([variables, name]) => {
+      const result = analyseOperation(schema, document, name, variables);
+      return result.ok ? result.analysis.cost : result.code;
+    });
+    expect(costs).toEqual([5, 80, 21 + LIST_SIZES.members.default, 7 + 1 + 7, LIST_SIZES.messages.default]);
+  });
+
   it('stays linear on a fragment bomb', () => {
     const fragments = Array.from({ length: 30 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
     const source = `{ ...F0 } ${fragments} fragment F30 on Query { search(query: "x", first: 1) { pageInfo { hasNextPage } } }`;
@@ -125,6 +143,6 @@ describe('Operation analysis: root fields', () => {
   it('lists each execution by response key, through fragments, aliases counted', () => {
     const source = `mutation { a: clearHistory(input: { conversationId: "c" }) { clearedThroughSeq } ...M ... on Mutation { b: clearHistory(input: { conversationId: "c" }) { clearedThroughSeq } } }
       fragment M on Mutation { c: markRead(input: { conversationId: "c", seq: 1 }) { conversation { id } } }`;
-    expect((analyse(source) as { rootFields: string[] }).rootFields.sort()).toEqual(['clearHistory', 'clearHistory', 'markRead']);
+    expect([...(analyse(source) as { rootFields: readonly string[] }).rootFields].sort()).toEqual(['clearHistory', 'clearHistory', 'markRead']);
   });
 });

@@ -4,7 +4,10 @@
  * variables coerced with their declared defaults, the root fields it
  * executes (through inline and named fragments, aliases counted), whether it
  * only introspects, and the most items it can answer. Pure: schema, document
- * and request values in, a description or a refusal out.
+ * and request values in, a description or a refusal out. What the document
+ * alone decides is read once per parsed operation (Apollo keeps parsed
+ * documents, so a client's repeated query is the same object); only the
+ * variables are read per request.
  *
  * graphql is imported by its CommonJS entry, the copy @graphql-tools/schema
  * built the schema with: under vitest a bare 'graphql' import is a second
@@ -13,20 +16,14 @@
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
-  getArgumentValues,
-  getNamedType,
   getVariableValues,
-  type GraphQLCompositeType,
   GraphQLError,
   type GraphQLSchema,
-  isCompositeType,
-  isInterfaceType,
-  isObjectType,
   Kind,
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql/index.js';
-import { LIST_FIELDS } from './listCost.ts';
+import { type CostPlan, costOf, planCost } from './costPlan.ts';
 import { selectOperation } from './selectOperation.ts';
 
 /** What the gate knows of an operation before it runs. */
@@ -36,7 +33,7 @@ export interface OperationAnalysis {
   /** Variables coerced by the schema, declared defaults applied: what resolvers will receive. */
   variables: Record<string, unknown>;
   /** The root field executed under each response key (each alias is one execution). */
-  rootFields: string[];
+  rootFields: readonly string[];
   /** Only `__typename`, `__schema` and `__type` at the root. */
   introspectionOnly: boolean;
   /** The most list items (messages, conversations, members, changes, ...) the operation can answer. */
@@ -55,22 +52,51 @@ export function analyseOperation(schema: GraphQLSchema, document: DocumentNode, 
   const inputs = typeof rawVariables === 'object' && rawVariables !== null && !Array.isArray(rawVariables) ? (rawVariables as Record<string, unknown>) : {};
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], inputs, { maxErrors: 20 });
   if (coerced.errors) return { ok: false, code: 'BAD_USER_INPUT', errors: [...coerced.errors] };
+  const shape = shapeOf(schema, document, operation);
+  if (shape === null) return { ok: false, code: 'OPERATION_RESOLUTION_FAILURE', errors: [new GraphQLError(`This schema has no ${operation.operation} type.`)] };
   const variables = coerced.coerced;
-  const fragments = fragmentsOf(document);
-  const rootType = schema.getRootType(operation.operation);
-  if (!rootType) return { ok: false, code: 'OPERATION_RESOLUTION_FAILURE', errors: [new GraphQLError(`This schema has no ${operation.operation} type.`)] };
-  const rootFields = collectRootFields(operation.selectionSet, fragments);
   return {
     ok: true,
     analysis: {
       operation,
       kind: operation.operation,
       variables,
-      rootFields: [...rootFields.values()],
-      introspectionOnly: [...rootFields.values()].every((name) => name.startsWith('__')),
-      cost: unitCost(schema, rootType, operation.selectionSet, fragments, variables),
+      rootFields: shape.rootFields,
+      introspectionOnly: shape.introspectionOnly,
+      cost: costOf(shape.cost, variables),
     },
   };
+}
+
+/** What an operation's document alone decides: the same for every request that runs it. */
+interface OperationShape {
+  rootFields: readonly string[];
+  introspectionOnly: boolean;
+  cost: CostPlan;
+}
+
+/** Shapes by schema, then by operation node: both live as long as what holds them (the server, Apollo's document cache). */
+const shapes = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, OperationShape | null>>();
+
+/** The shape of `operation` in `document`, read once; null when the schema has no root type for it. */
+function shapeOf(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): OperationShape | null {
+  let bySchema = shapes.get(schema);
+  if (bySchema === undefined) shapes.set(schema, (bySchema = new WeakMap()));
+  const known = bySchema.get(operation);
+  if (known !== undefined) return known;
+  const rootType = schema.getRootType(operation.operation);
+  let shape: OperationShape | null = null;
+  if (rootType) {
+    const fragments = fragmentsOf(document);
+    const rootFields = [...collectRootFields(operation.selectionSet, fragments).values()];
+    shape = {
+      rootFields,
+      introspectionOnly: rootFields.every((name) => name.startsWith('__')),
+      cost: planCost(schema, rootType, operation.selectionSet, fragments),
+    };
+  }
+  bySchema.set(operation, shape);
+  return shape;
 }
 
 const fragmentsOf = (document: DocumentNode) =>
@@ -107,67 +133,4 @@ function collectRootFields(selectionSet: SelectionSetNode, fragments: Map<string
   };
   visit(selectionSet);
   return fields;
-}
-
-/**
- * The most items `selectionSet` on `parentType` can answer once: every paged
- * field adds its size and multiplies everything below it. Linear in the
- * document: a named fragment's cost is worked out once and reused wherever it
- * is spread (spreading it twice counts it twice, which is never low).
- */
-function unitCost(
-  schema: GraphQLSchema,
-  rootType: GraphQLCompositeType,
-  selectionSet: SelectionSetNode,
-  fragments: Map<string, FragmentDefinitionNode>,
-  variables: Record<string, unknown>,
-): number {
-  const fragmentCost = new Map<string, number>();
-  const inProgress = new Set<string>();
-  const walk = (parentType: GraphQLCompositeType, set: SelectionSetNode): number => {
-    let total = 0;
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) {
-        const name = selection.name.value;
-        if (name.startsWith('__') || !(isObjectType(parentType) || isInterfaceType(parentType))) continue;
-        const field = parentType.getFields()[name];
-        if (field === undefined) continue;
-        const listItems = LIST_FIELDS[`${parentType.name}.${name}`];
-        let items = 1;
-        if (listItems) {
-          let args: Record<string, unknown> = {};
-          try {
-            args = getArgumentValues(field, selection, variables);
-          } catch {
-            // Arguments the executor will refuse before resolving: count the defaults.
-          }
-          items = listItems(args);
-          total += items;
-        }
-        const childType = getNamedType(field.type);
-        if (selection.selectionSet && isCompositeType(childType)) total += items * walk(childType, selection.selectionSet);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType;
-        if (condition && isCompositeType(condition)) total += walk(condition, selection.selectionSet);
-      } else {
-        total += spreadCost(selection.name.value);
-      }
-    }
-    return total;
-  };
-  const spreadCost = (name: string): number => {
-    const known = fragmentCost.get(name);
-    if (known !== undefined) return known;
-    const fragment = fragments.get(name);
-    // Unknown or cyclic fragments fail validation before this runs; count nothing for them here.
-    if (fragment === undefined || inProgress.has(name)) return 0;
-    const condition = schema.getType(fragment.typeCondition.name.value);
-    if (!condition || !isCompositeType(condition)) return 0;
-    inProgress.add(name);
-    const cost = walk(condition, fragment.selectionSet);
-    inProgress.delete(name);
-    fragmentCost.set(name, cost);
-    return cost;
-  };
-  return walk(rootType, selectionSet);
 }
