@@ -6,10 +6,10 @@
  * later microtask; the page asking for `readCount` served at about half
  * the rate of the page without it, in a group of 10 as in one of 10,000.
  *
- * A message page that asks for `readCount` has its page statement count
- * them (src/store/pageReceipts.ts) and hands them to its rows here; other
- * connections (and a selection a directive makes unsure) load them in one
- * batch when their edges are resolved.
+ * A message page or a thread's replies that ask for `readCount` have
+ * their statement count them (src/store/pageReceipts.ts) and hand them to
+ * their rows here; other connections (search, and a selection a directive
+ * makes unsure) load them in one batch when their edges are resolved.
  */
 import type { MessageRow } from '../store/rows.ts';
 import type { Loaders } from './loaders.ts';

@@ -3,8 +3,10 @@
  * message it answers (`reply_to_seq`) and its thread's root
  * (`thread_root_seq`; threads are one level deep). A thread is read like a
  * page, in one statement, through the thread index (conv_id,
- * thread_root_seq, seq) with the viewer's view applied row by row; counts
- * are batched for a whole page of roots.
+ * thread_root_seq, seq) with the viewer's view applied row by row, and
+ * counts its replies' read receipts in that statement when asked, as a
+ * message page does (pageReceipts.ts); counts are batched for a whole page
+ * of roots.
  */
 import { sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -16,6 +18,7 @@ import { recordChanges } from './changes.ts';
 import { inKeyOrder } from './batch.ts';
 import { type MessageKey, messageKeyString } from './messages.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
+import { withReadCounts } from './pageReceipts.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
 import {
   type ActorMessageValues,
@@ -49,6 +52,8 @@ export interface ScannedThread {
   /** A visible reply lies beyond the cursor. */
   behindExists: boolean;
   warmTexts: Map<number, string>;
+  /** Each scanned reply's read count, by seq, when the scan was asked for them; else empty. */
+  readCounts: Map<number, number>;
 }
 
 interface ThreadValues extends RetentionValues {
@@ -59,8 +64,11 @@ interface ThreadValues extends RetentionValues {
   limit: number;
 }
 
-/** The member row with the viewer's floor, then the replies past the cursor in `order`, each with its warm body. */
-function threadStatement(order: 'asc' | 'desc', cursor: boolean) {
+/**
+ * The member row with the viewer's floor, then the replies past the cursor
+ * in `order`, each with its warm body, and its read count when `receipts`.
+ */
+function threadStatement(order: 'asc' | 'desc', cursor: boolean, receipts: boolean) {
   return statement<ThreadValues>((v) => {
     const past = order === 'asc' ? sql`${m.seq} > ${v.cursorSeq}` : cursor ? sql`${m.seq} < ${v.cursorSeq}` : sql`true`;
     const behind = !cursor
@@ -68,7 +76,7 @@ function threadStatement(order: 'asc' | 'desc', cursor: boolean) {
       : sql`exists (select 1 from ${messages} ${n} where ${n.convId} = ${v.convId} and ${n.threadRootSeq} = ${v.rootSeq}
           and ${order === 'asc' ? sql`${n.seq} <= ${v.cursorSeq}` : sql`${n.seq} >= ${v.cursorSeq}`}
           and ${visibleTo(n, v.viewerId, sql.raw('mb.floor_seq'), v.convId)})`;
-    return sql`select ${behind} as behind_exists, p.*,
+    const page = sql`select ${behind} as behind_exists, p.*,
         (select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${v.convId} and ${b.seq} = p.seq) as body_text
       from (select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v, v.convId)} as floor_seq
             from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
@@ -77,16 +85,24 @@ function threadStatement(order: 'asc' | 'desc', cursor: boolean) {
         select ${messageColumns(m)} from ${messages} ${m}
         where ${m.convId} = ${v.convId} and ${m.threadRootSeq} = ${v.rootSeq} and ${past}
           and ${visibleTo(m, v.viewerId, sql.raw('mb.floor_seq'), v.convId)}
-        order by ${m.seq} ${sql.raw(order)} limit ${v.limit}) p on true
-      order by p.seq ${sql.raw(order)}`;
+        order by ${m.seq} ${sql.raw(order)} limit ${v.limit}) p on true`;
+    return receipts ? withReadCounts(page, v.convId, order) : sql`${page} order by p.seq ${sql.raw(order)}`;
   });
 }
 
-const forwardThread = threadStatement('asc', true);
-const backwardThread = threadStatement('desc', true);
-const newestThread = threadStatement('desc', false);
+/** The thread statements, by whether they count receipts (a thread page asking for `readCount`). */
+const threadPages = (receipts: boolean) => ({
+  forward: threadStatement('asc', true, receipts),
+  backward: threadStatement('desc', true, receipts),
+  newest: threadStatement('desc', false, receipts),
+});
+const plainThreads = threadPages(false);
+const threadsWithReceipts = threadPages(true);
 
-/** Scans one page of the thread rooted at `rootSeq`; `NotFound` when the viewer is not a member. */
+/**
+ * Scans one page of the thread rooted at `rootSeq`, with each reply's read
+ * count when `receipts`; `NotFound` when the viewer is not a member.
+ */
 export async function scanThread(
   db: SqlRunner,
   viewerId: string,
@@ -94,21 +110,27 @@ export async function scanThread(
   convId: string,
   rootSeq: number,
   window: PageWindow,
+  receipts = false,
 ): Promise<ScannedThread | NotFound> {
   const values = { ...retentionValues(retention), viewerId, convId, rootSeq, limit: window.size + 1 };
+  const threads = receipts ? threadsWithReceipts : plainThreads;
   const query =
     window.direction === 'forward'
-      ? forwardThread({ ...values, cursorSeq: window.afterSeq })
+      ? threads.forward({ ...values, cursorSeq: window.afterSeq })
       : window.beforeSeq !== null
-        ? backwardThread({ ...values, cursorSeq: window.beforeSeq })
-        : newestThread({ ...values, cursorSeq: 0 });
-  const rows = await db.rows<Partial<MessageRow> & { behind_exists: boolean; body_text: string | null }>(query);
+        ? threads.backward({ ...values, cursorSeq: window.beforeSeq })
+        : threads.newest({ ...values, cursorSeq: 0 });
+  const rows = await db.rows<Partial<MessageRow> & { behind_exists: boolean; body_text: string | null; readers?: number | null }>(query);
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
   const present = rows.filter((row) => row.seq != null);
   const warmTexts = new Map<number, string>();
-  for (const row of present) if (row.body_text !== null) warmTexts.set(row.seq!, row.body_text);
-  return { kind: 'thread', behindExists: first.behind_exists, warmTexts, scanned: present.map((row) => messageRowOf(row as MessageRow)) };
+  const readCounts = new Map<number, number>();
+  for (const row of present) {
+    if (row.body_text !== null) warmTexts.set(row.seq!, row.body_text);
+    if (row.readers != null) readCounts.set(row.seq!, row.readers);
+  }
+  return { kind: 'thread', behindExists: first.behind_exists, warmTexts, readCounts, scanned: present.map((row) => messageRowOf(row as MessageRow)) };
 }
 
 /** The most a thread's unread count counts before it stops. */

@@ -45,7 +45,7 @@ interface Target {
 /** Every field a message gained with edits, replies and reactions, each with something to show on the target. */
 const MESSAGE_THREAD_FIELDS = `editedAt edits { edges { cursor node { text editedAt } } }
   replyTo { content { ... on TextContent { text } } } replyToUnavailable threadRoot { seq }
-  replyCount replies(last: 5) { edges { node { content { ... on TextContent { text } } } } }
+  replyCount replies(last: 5) { edges { node { readCount content { ... on TextContent { text } } } } }
   threadUnreadCount reactions { reaction count reactedByMe users { edges { node { id } } } }
   mentions { id } mentionsEveryone`;
 

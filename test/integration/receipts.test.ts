@@ -2,8 +2,9 @@
  * Read receipts (`Message.readCount`): exact counts, as the definition says
  * (members other than the sender whose read cursor is at or past the
  * message), and a cost that does not grow with members x messages. A
- * message page that asks for them has its page statement count them
- * (src/store/pageReceipts.ts): one statement, the same rows.
+ * message page (or a thread's replies) that asks for them has its
+ * statement count them (src/store/pageReceipts.ts): one statement, the
+ * same rows.
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -11,11 +12,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/rows.ts';
 import { createRunner } from '../../src/db/runner.ts';
+import { messageGlobalId } from '../../src/history/globalId.ts';
 import { KEEP_EVERYTHING } from '../../src/history/retention.ts';
 import type { PageWindow } from '../../src/history/pageWindow.ts';
 import { countReaders } from '../../src/store/inbox.ts';
 import { type MessageKey, messageKeyString } from '../../src/store/messages.ts';
 import { scanAround, scanPage } from '../../src/store/pages.ts';
+import { scanThread } from '../../src/store/threads.ts';
 import { backends } from '../helpers/database.ts';
 import { type Harness, startHarness } from '../helpers/harness.ts';
 import { type LargeGroup, seedLargeGroup } from '../helpers/largeGroup.ts';
@@ -148,6 +151,62 @@ describe.each(backends)('Read receipts (%s)', (backend) => {
       ),
       { numRuns: 100 },
     );
+  });
+
+  it('counts in the thread statement exactly what the definition counts, in every direction, its rows unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        madeUpGroup,
+        fc.nat({ max: 45 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.constantFrom('newest', 'backward', 'forward'),
+        async (made, cursor, size, kind) => {
+          const uuid = await insertGroup(made);
+          // Every even message past the first replies to it: its thread holds about half the group's messages.
+          await harness.database.db.execute(sql`update messages set reply_to_seq = 1, thread_root_seq = 1 where conv_id = ${uuid} and seq > 1 and seq % 2 = 0`);
+          const window: PageWindow =
+            kind === 'forward' ? { direction: 'forward', size, afterSeq: cursor } : { direction: 'backward', size, beforeSeq: kind === 'newest' ? null : cursor };
+          const scan = (receipts: boolean) => scanThread(createRunner(harness.database.client), user(uuid, 0), clock(), uuid, 1, window, receipts);
+          const [counted, plain] = [await scan(true), await scan(false)];
+          if (counted.kind === 'not-found' || plain.kind === 'not-found') throw new Error('member 0 is a member');
+          const { readCounts, ...thread } = counted;
+          const { readCounts: none, ...plainThread } = plain;
+          expect(thread).toEqual(plainThread);
+          expect(none.size).toBe(0);
+          expect(counted.scanned.every((row) => row.seq % 2 === 0)).toBe(true);
+          const keys = counted.scanned.map((row) => ({ convId: uuid, seq: row.seq }));
+          expect([...readCounts.keys()].sort((a, b) => a - b)).toEqual(keys.map((k) => k.seq).sort((a, b) => a - b));
+          expect(keys.map((k) => readCounts.get(k.seq))).toEqual(await byDefinition(keys));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("counts the receipts of a thread's replies in the thread's own statement, the same counts a batch would load", async () => {
+    // Replies to message 150 of the large group: 153, 156, ..., 198.
+    await harness.database.db.execute(
+      sql`update messages set reply_to_seq = 150, thread_root_seq = 150 where conv_id = ${group.uuid} and seq > 150 and seq % 3 = 0`,
+    );
+    const viewer = await harness.client(group.userId(6));
+    const root = messageGlobalId(group.uuid, 150);
+    const asked = await viewer.gql(`query ($m: ID!) { message(id: $m) { replies(last: 10) { edges { node { seq readCount } } } } }`, { m: root });
+    // A directive leaves the thread unsure of what its edges ask for: they load the counts in one batch.
+    const unsure = await viewer.gql(`query ($m: ID!, $r: Boolean!) { message(id: $m) { replies(last: 10) { edges { node { seq readCount @include(if: $r) } } } } }`, {
+      m: root,
+      r: true,
+    });
+    expect(asked.errors).toBeUndefined();
+    expect(unsure.errors).toBeUndefined();
+    type Edge = { node: { seq: number; readCount: number } };
+    const seqs = Array.from({ length: 10 }, (_, i) => 171 + 3 * i);
+    const expected = await byDefinition(seqs.map((seq) => ({ convId: group.uuid, seq })));
+    expect(asked.data.message.replies.edges.map((e: Edge) => e.node.seq)).toEqual(seqs);
+    expect(asked.data.message.replies.edges.map((e: Edge) => e.node.readCount)).toEqual(expected);
+    expect(unsure.data.message.replies.edges.map((e: Edge) => e.node.readCount)).toEqual(expected);
+    expect(asked.stats.batches.filter((batch: { loader: string }) => batch.loader === 'readCount')).toEqual([]);
+    expect(unsure.stats.batches.filter((batch: { loader: string }) => batch.loader === 'readCount')).toEqual([{ loader: 'readCount', size: 10 }]);
+    expect(asked.stats.statements).toBe(unsure.stats.statements - 1);
   });
 
   it('answers a page of 50 with readCount in a group of 10,000 with its one page statement, its counts exact', async () => {

@@ -19,7 +19,7 @@ const MESSAGE = `query Message($id: ID!) {
 const REPLIES = `query Replies($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
   message(id: $id) {
     replies(first: $first, after: $after, last: $last, before: $before) {
-      edges { cursor node { seq content { __typename ... on TextContent { text } } } }
+      edges { cursor node { seq readCount content { __typename ... on TextContent { text } } } }
       pageInfo { hasPreviousPage hasNextPage startCursor endCursor }
     }
   }

@@ -2,7 +2,8 @@
  * Replies and threads: what a reply points at (`replyTo`, `threadRoot`),
  * a root's thread (`replies`, `replyCount`, `threadUnreadCount`) and
  * `markThreadRead`. Every lookup goes through the per-request loaders, so a
- * page of messages costs one statement per kind whatever its size.
+ * page of messages costs one statement per kind whatever its size; a
+ * thread's replies that ask for `readCount` get it from their own statement.
  */
 import { encodeCursor } from '../../history/cursor.ts';
 import { slicePage } from '../../history/pageSlice.ts';
@@ -10,6 +11,7 @@ import { pageWindow } from '../../history/pageWindow.ts';
 import { conversationGlobalId } from '../../history/globalId.ts';
 import { markThreadRead, scanThread } from '../../store/threads.ts';
 import { viewerOf } from '../context.ts';
+import { carryReadCounts, connectionAsksForReadCount } from '../readCounts.ts';
 import { primeWarmText } from '../warmTexts.ts';
 import { messageEdges } from '../messageEdges.ts';
 import { badUserInput, echo } from '../errors.ts';
@@ -29,7 +31,7 @@ export const messageThreadFields: Pick<MessageResolvers, 'replyTo' | 'replyToUna
     message.threadRootSeq !== null ? 0 : (await viewerOf(context).loaders.threads.load({ convId: message.convId, seq: message.seq })).replies,
   threadUnreadCount: async (message, _args, context) =>
     message.threadRootSeq !== null ? 0 : (await viewerOf(context).loaders.threads.load({ convId: message.convId, seq: message.seq })).unread,
-  replies: async (message, args, context) => {
+  replies: async (message, args, context, info) => {
     const { viewerId, loaders } = viewerOf(context);
     const result = pageWindow(
       {
@@ -44,13 +46,16 @@ export const messageThreadFields: Pick<MessageResolvers, 'replyTo' | 'replyToUna
     const { window } = result;
     const requestSeq = window.direction === 'forward' ? (window.afterSeq > 0 ? window.afterSeq : null) : window.beforeSeq;
     if (message.threadRootSeq !== null) return { convId: message.convId, slice: { rows: [], hasPreviousPage: false, hasNextPage: false }, requestSeq };
-    const scanned = await scanThread(context.db, viewerId, context.retention, message.convId, message.seq, window);
+    const receipts = connectionAsksForReadCount(info);
+    const scanned = await scanThread(context.db, viewerId, context.retention, message.convId, message.seq, window, receipts);
     if (scanned.kind === 'not-found') throw conversationNotFound(conversationGlobalId(message.convId));
     for (const row of scanned.scanned) {
       const text = scanned.warmTexts.get(row.seq);
       if (text !== undefined && row.revokedAt === null) primeWarmText(loaders, row, text);
     }
-    return { convId: message.convId, slice: slicePage(window, scanned.scanned, scanned.behindExists), requestSeq };
+    const slice = slicePage(window, scanned.scanned, scanned.behindExists);
+    carryReadCounts(slice.rows, scanned.readCounts);
+    return { convId: message.convId, slice, requestSeq };
   },
 };
 
