@@ -1,6 +1,7 @@
 /**
- * Read receipts inside a page statement: a page that asks each message for
- * its `readCount` gets them from the statement that scans it, so it is one
+ * Read receipts inside a page statement: a page (of messages, pages.ts, or
+ * of a thread's replies, threads.ts) that asks each message for its
+ * `readCount` gets them from the statement that scans it, so it is one
  * round trip, not a page statement and then a receipts statement
  * (`countReaders`, src/store/inbox.ts) for the keys it found. The second
  * round trip was most of what receipts cost: the page with `readCount`
