@@ -14,6 +14,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { archiveSegments, conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import type { PageWindow } from '../history/pageWindow.ts';
+import { type NearbyHidesAt, type NearbySummary, nearbyHides, nearbyScan, shortcutAnswered, type SideFound } from './nearbyHides.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
 import { withReadCounts } from './pageReceipts.ts';
 import { type MessageRow, messageRowOf } from './rows.ts';
@@ -61,6 +62,10 @@ type PageStatementRow = Partial<MessageRow> & {
   body_text: string | null;
   /** Present when the statement counted receipts (pageReceipts.ts). */
   readers?: number | null;
+  /** Present when the statement took the shortcut past nearby hides (nearbyHides.ts). */
+  low_bound?: number | null;
+  high_bound?: number | null;
+  hidden_len?: number;
 };
 
 /** What every page statement binds: who reads which conversation, when. */
@@ -97,20 +102,30 @@ const WALKED = sql.identifier('m');
  * `messageColumns`), so a page of warm messages is one statement with its
  * texts; `seqs-only` is for scans that answer seqs alone.
  */
-function pageStatement(v: Slots<PageValues>, behind: SQL, scan: SQL, bodies: 'with-bodies' | 'seqs-only' = 'with-bodies'): SQL {
+function pageStatement(
+  v: Slots<PageValues>,
+  behind: SQL,
+  scan: SQL,
+  bodies: 'with-bodies' | 'seqs-only' = 'with-bodies',
+  nearby?: Nearby,
+): SQL {
   // A scalar subquery, not a join: one primary-key probe per scanned row
   // whatever the statistics say (a join's plan changed once the tables were
   // analyzed, and could hash the conversation's bodies).
   const body =
     bodies === 'with-bodies' ? sql`(select ${b.text} from ${messageBodies} ${b} where ${b.convId} = ${v.convId} and ${b.seq} = p.seq)` : sql`null::text`;
-  return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, p.*, ${body} as body_text
-    from (select mb.*, ${behind} as behind_exists
+  // The shortcut's ranges (nearbyHides.ts) join the member row as `nh`, so
+  // the far-side flag reads them there and the scan as `mb`'s columns.
+  const hides = nearby === undefined ? sql`` : sql`cross join lateral (${nearbyHides({ convId: v.convId, viewerId: v.viewerId, floor: FLOOR, ...nearby })}) nh`;
+  const summary = nearby === undefined ? sql`` : sql`mb.low_bound, mb.high_bound, mb.hidden_len, `;
+  return sql`select mb.latest_seq, mb.change_seq, mb.archived_through, mb.behind_exists, ${summary}p.*, ${body} as body_text
+    from (select mb.*, ${nearby === undefined ? sql`` : sql`nh.*, `}${behind} as behind_exists
           from (select ${mb.convId}, ${c.maxSeq} as latest_seq, ${c.changeSeq} as change_seq, ${visibleFloor(mb, c, v, v.convId)} as floor_seq,
                        coalesce((select ${a.toSeq} from ${archiveSegments} ${a} where ${a.convId} = ${v.convId}
                                  order by ${a.fromSeq} desc limit 1), 0) as archived_through
                 from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
                 where ${mb.convId} = ${v.convId} and ${mb.userId} = ${v.viewerId}
-                offset 0) mb
+                offset 0) mb ${hides}
           offset 0) mb
     left join lateral (${scan}) p on true`;
 }
@@ -138,6 +153,22 @@ function walk(v: Slots<PageValues>, start: Placeholder | SQL, order: 'asc' | 'de
   return sql`(${visibleRun({ convId: v.convId, viewerId: v.viewerId, floor: FLOOR, start, order, limit })}) ${WALKED}`;
 }
 
+/** Where the shortcut fetches its ranges (nearbyHides.ts): around `pivot`, skipping at most `cap` seqs. */
+type Nearby = Pick<NearbyHidesAt, 'pivot' | 'cap'>;
+
+/** How a page statement finds what the viewer can see: the walk, or the shortcut past nearby hides. */
+type Route = 'walk' | 'shortcut';
+
+/**
+ * The viewer's visible messages from `start` in `order`, up to `limit`, by
+ * `route`; `hides` names the shortcut's ranges where it is taken (`mb` for
+ * the scan, `nh` for a far-side flag beside them).
+ */
+function visibleFrom(v: Slots<PageValues>, route: Route, hides: string, start: Placeholder | SQL, order: 'asc' | 'desc', limit: Placeholder | SQL, cap: Placeholder | SQL): SQL {
+  if (route === 'walk') return walk(v, start, order, limit);
+  return sql`(${nearbyScan({ convId: v.convId, floor: FLOOR, start, order, limit, cap, hides: sql.raw(hides) })}) ${WALKED}`;
+}
+
 /** What a keyset page binds besides `PageValues`. */
 interface KeysetValues extends PageValues {
   /** `after` going forward, `before` going backward; unused for the newest page. */
@@ -147,54 +178,47 @@ interface KeysetValues extends PageValues {
 }
 
 /**
- * A keyset page statement walking in `order` from its cursor (none: from
- * the newest). The far side of a cursor is a walk of one message the other
- * way from it: seq <= after going forward, seq >= before going backward.
+ * A keyset page statement reading in `order` from its cursor (none: from
+ * the newest) by `route`. The far side of a cursor is one visible message
+ * the other way from it: seq <= after going forward, seq >= before going
+ * backward. The shortcut's ranges lie around the cursor, the first seq of
+ * the upper side being its pivot, and it may skip as many hidden seqs as
+ * the page reads rows.
  */
-function keysetStatement(order: 'asc' | 'desc', cursor: boolean, receipts: boolean) {
+function keysetStatement(order: 'asc' | 'desc', cursor: boolean, receipts: boolean, route: Route) {
   return statement<KeysetValues>((v) => {
     const start = cursor ? v.cursorSeq : sql`mb.latest_seq + 1`;
-    const scan = sql`select ${messageColumns(m)} from ${walk(v, start, order, v.limit)}`;
+    const upperFrom = order === 'desc' ? start : sql`${v.cursorSeq}::int8 + 1`;
+    const nearby = route === 'shortcut' ? { pivot: sql`greatest(${upperFrom}, ${FLOOR} + 1)`, cap: v.limit } : undefined;
+    const scan = sql`select ${messageColumns(m)} from ${visibleFrom(v, route, 'mb', start, order, v.limit, v.limit)}`;
     const behind = !cursor
       ? sql`false`
       : order === 'asc'
-        ? sql`exists (select from ${walk(v, sql`${v.cursorSeq}::int8 + 1`, 'desc', sql`1`)})`
-        : sql`exists (select from ${walk(v, sql`${v.cursorSeq}::int8 - 1`, 'asc', sql`1`)})`;
-    const page = pageStatement(v, behind, scan);
+        ? sql`exists (select from ${visibleFrom(v, route, 'nh', sql`${v.cursorSeq}::int8 + 1`, 'desc', sql`1`, v.limit)})`
+        : sql`exists (select from ${visibleFrom(v, route, 'nh', sql`${v.cursorSeq}::int8 - 1`, 'asc', sql`1`, v.limit)})`;
+    const page = pageStatement(v, behind, scan, 'with-bodies', nearby);
     return receipts ? withReadCounts(page, v.convId, order) : sql`${page} order by p.seq ${sql.raw(order)}`;
   });
 }
 
-/** The keyset page statements, by whether they count receipts (a page asking for `readCount`). */
-const keysetPages = (receipts: boolean) => ({
-  forward: keysetStatement('asc', true, receipts),
-  backward: keysetStatement('desc', true, receipts),
-  newest: keysetStatement('desc', false, receipts),
+/** The keyset page statements of one route, by whether they count receipts (a page asking for `readCount`). */
+const keysetPages = (receipts: boolean, route: Route) => ({
+  forward: keysetStatement('asc', true, receipts, route),
+  backward: keysetStatement('desc', true, receipts, route),
+  newest: keysetStatement('desc', false, receipts, route),
 });
-const plainPages = keysetPages(false);
-const pagesWithReceipts = keysetPages(true);
+const keysetRoutes = {
+  plain: { shortcut: keysetPages(false, 'shortcut'), walk: keysetPages(false, 'walk') },
+  receipts: { shortcut: keysetPages(true, 'shortcut'), walk: keysetPages(true, 'walk') },
+};
 
-/**
- * Scans one keyset page, with each row's read count when `receipts`;
- * `NotFound` when the viewer is not a member (or there is no such conversation).
- */
-export async function scanPage(
-  db: SqlRunner,
-  viewerId: string,
-  retention: RetentionClock,
-  convId: string,
-  window: PageWindow,
-  receipts = false,
-): Promise<ScannedPage | NotFound> {
-  const values = { ...retentionValues(retention), viewerId, convId, limit: window.size + 1 };
-  const pages = receipts ? pagesWithReceipts : plainPages;
-  const query =
-    window.direction === 'forward'
-      ? pages.forward({ ...values, cursorSeq: window.afterSeq })
-      : window.beforeSeq !== null
-        ? pages.backward({ ...values, cursorSeq: window.beforeSeq })
-        : pages.newest({ ...values, cursorSeq: 0 });
-  const rows = await db.rows<PageStatementRow>(query);
+/** What the shortcut's statement said about the viewer's nearby ranges. */
+function nearbySummaryOf(first: PageStatementRow): NearbySummary {
+  return { lowBound: first.low_bound ?? null, highBound: first.high_bound ?? null, hiddenLen: first.hidden_len ?? 0 };
+}
+
+/** A keyset page statement's rows as a scanned page; `NotFound` when it answered none (no membership). */
+function keysetPageOf(rows: readonly PageStatementRow[]): ScannedPage | NotFound {
   const first = rows[0];
   if (first === undefined) return NOT_FOUND;
   return {
@@ -205,29 +229,81 @@ export async function scanPage(
   };
 }
 
+/**
+ * Scans one keyset page, with each row's read count when `receipts`;
+ * `NotFound` when the viewer is not a member (or there is no such
+ * conversation). The shortcut first; the walk when it could not answer.
+ */
+export async function scanPage(
+  db: SqlRunner,
+  viewerId: string,
+  retention: RetentionClock,
+  convId: string,
+  window: PageWindow,
+  receipts = false,
+): Promise<ScannedPage | NotFound> {
+  const limit = window.size + 1;
+  const values = { ...retentionValues(retention), viewerId, convId, limit };
+  const routes = receipts ? keysetRoutes.receipts : keysetRoutes.plain;
+  const read = (pages: typeof routes.walk) =>
+    window.direction === 'forward'
+      ? pages.forward({ ...values, cursorSeq: window.afterSeq })
+      : window.beforeSeq !== null
+        ? pages.backward({ ...values, cursorSeq: window.beforeSeq })
+        : pages.newest({ ...values, cursorSeq: 0 });
+  const shortcutRows = await db.rows<PageStatementRow>(read(routes.shortcut));
+  const page = keysetPageOf(shortcutRows);
+  if (page.kind !== 'page') return page;
+  const scanned: SideFound = { found: page.scanned.length, limit };
+  const behind: SideFound = { found: page.behindExists ? 1 : 0, limit: window.direction === 'backward' && window.beforeSeq === null ? 0 : 1 };
+  const sides = window.direction === 'forward' ? { up: scanned, down: behind } : { down: scanned, up: behind };
+  if (shortcutAnswered(nearbySummaryOf(shortcutRows[0]!), limit, sides)) return page;
+  return keysetPageOf(await db.rows<PageStatementRow>(read(routes.walk)));
+}
+
 /** What a page around an anchor binds besides `PageValues`. */
 interface AroundValues extends PageValues {
   anchorSeq: number;
   /** How many older and newer rows to scan: one more than the page shows on each side. */
   olderLimit: number;
   newerLimit: number;
+  /** Both limits together: the most hidden seqs the shortcut may skip. */
+  cap: number;
 }
 
-/** The statement of a page around an anchor, counting receipts when `receipts`. */
-const aroundStatement = (receipts: boolean) => statement<AroundValues>((v) => {
+/** The statement of a page around an anchor by `route`, counting receipts when `receipts`. */
+const aroundStatement = (receipts: boolean, route: Route) => statement<AroundValues>((v) => {
   const side = (name: string, from: SQL) => sql`(select ${name}::text as side, ${messageColumns(m)} from ${from})`;
-  const scan = sql`${side('older', walk(v, v.anchorSeq, 'desc', v.olderLimit))}
+  const scan = sql`${side('older', visibleFrom(v, route, 'mb', v.anchorSeq, 'desc', v.olderLimit, v.cap))}
     union all ${side('anchor', sql`${messages} ${m} where ${m.convId} = ${v.convId} and ${m.seq} = ${v.anchorSeq} and ${visibleTo(m, v.viewerId, FLOOR, v.convId)}`)}
-    union all ${side('newer', walk(v, v.anchorSeq, 'asc', v.newerLimit))}`;
-  const page = pageStatement(v, sql`false`, scan);
+    union all ${side('newer', visibleFrom(v, route, 'mb', v.anchorSeq, 'asc', v.newerLimit, v.cap))}`;
+  const nearby = route === 'shortcut' ? { pivot: sql`greatest(${v.anchorSeq}::int8, ${FLOOR} + 1)`, cap: v.cap } : undefined;
+  const page = pageStatement(v, sql`false`, scan, 'with-bodies', nearby);
   return receipts ? withReadCounts(page, v.convId, null) : page;
 });
-const plainAround = aroundStatement(false);
-const aroundWithReceipts = aroundStatement(true);
+const aroundRoutes = {
+  plain: { shortcut: aroundStatement(false, 'shortcut'), walk: aroundStatement(false, 'walk') },
+  receipts: { shortcut: aroundStatement(true, 'shortcut'), walk: aroundStatement(true, 'walk') },
+};
+
+/** A page-around statement's rows as a scanned page; `NotFound` when it answered none (no membership). */
+function aroundPageOf(rows: readonly PageStatementRow[]): ScannedAround | NotFound {
+  const first = rows[0];
+  if (first === undefined) return NOT_FOUND;
+  const of = (name: string) => rows.filter((r) => r.side === name).map((r) => messageRowOf(r as MessageRow));
+  // union all keeps each branch's rows together but not their order: sort here.
+  const older = of('older').sort((a, b) => b.seq - a.seq);
+  const newer = of('newer').sort((a, b) => a.seq - b.seq);
+  return {
+    kind: 'around',
+    ...snapshotOf(rows, first),
+    older, anchor: of('anchor')[0] ?? null, newer };
+}
 
 /**
  * Scans the page around `anchorSeq`, with each row's read count when
- * `receipts`; `NotFound` when the viewer is not a member.
+ * `receipts`; `NotFound` when the viewer is not a member. The shortcut
+ * first; the walk when it could not answer.
  */
 export async function scanAround(
   db: SqlRunner,
@@ -239,26 +315,16 @@ export async function scanAround(
   after: number,
   receipts = false,
 ): Promise<ScannedAround | NotFound> {
-  const rows = await db.rows<PageStatementRow>(
-    (receipts ? aroundWithReceipts : plainAround)({
-      ...retentionValues(retention),
-      viewerId,
-      convId,
-      anchorSeq,
-      olderLimit: before + 1,
-      newerLimit: after + 1,
-    }),
-  );
-  const first = rows[0];
-  if (first === undefined) return NOT_FOUND;
-  const of = (name: string) => rows.filter((r) => r.side === name).map((r) => messageRowOf(r as MessageRow));
-  // union all keeps each branch's rows together but not their order: sort here.
-  const older = of('older').sort((a, b) => b.seq - a.seq);
-  const newer = of('newer').sort((a, b) => a.seq - b.seq);
-  return {
-    kind: 'around',
-    ...snapshotOf(rows, first),
-    older, anchor: of('anchor')[0] ?? null, newer };
+  const olderLimit = before + 1;
+  const newerLimit = after + 1;
+  const values = { ...retentionValues(retention), viewerId, convId, anchorSeq, olderLimit, newerLimit, cap: olderLimit + newerLimit };
+  const routes = receipts ? aroundRoutes.receipts : aroundRoutes.plain;
+  const shortcutRows = await db.rows<PageStatementRow>(routes.shortcut(values));
+  const page = aroundPageOf(shortcutRows);
+  if (page.kind !== 'around') return page;
+  const sides = { down: { found: page.older.length, limit: olderLimit }, up: { found: page.newer.length, limit: newerLimit } };
+  if (shortcutAnswered(nearbySummaryOf(shortcutRows[0]!), values.cap, sides)) return page;
+  return aroundPageOf(await db.rows<PageStatementRow>(routes.walk(values)));
 }
 
 /** Where `findFirstVisibleAt` landed. */

@@ -7,11 +7,10 @@
  * and must read a small multiple of the rows it answers, for bob as for alice,
  * and keep its plan once `analyze` has run.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunner, type SqlRunner } from '../../src/db/runner.ts';
 import { encodeCursor } from '../../src/history/cursor.ts';
-import type { PageWindow } from '../../src/history/pageWindow.ts';
 import { hideMessages } from '../../src/store/hides.ts';
 import { scanAround, scanPage } from '../../src/store/pages.ts';
 import type { RetentionClock } from '../../src/store/sqlFragments.ts';
@@ -43,18 +42,25 @@ describe.each(backends)("A viewer's pages cost what the page holds, whatever the
   let conv: { id: string; uuid: string };
   const clock = (): RetentionClock => ({ server: harness.config.retention, now: new Date() });
 
-  /** The page statements a viewer's reads send, by name: each is one statement. */
+  /**
+   * The page statements a viewer's reads send, by name: the shortcut past
+   * nearby hides, and the walk after it where the shortcut could not answer
+   * (src/store/nearbyHides.ts), as bob's pages past his 19,900 cannot.
+   */
   const pageStatements = async (viewerId: string) => {
-    const keyset = async (window: PageWindow) =>
-      (await recordStatements(db, (runner) => scanPage(runner, viewerId, clock(), conv.uuid, window)))[0]!;
-    const around = async (anchorSeq: number) =>
-      (await recordStatements(db, (runner) => scanAround(runner, viewerId, clock(), conv.uuid, anchorSeq, PAGE, PAGE)))[0]!;
-    return {
-      newest: await keyset({ direction: 'backward', size: PAGE, beforeSeq: null }),
-      'before the newest': await keyset({ direction: 'backward', size: PAGE, beforeSeq: MESSAGE_COUNT }),
-      'after the oldest 50': await keyset({ direction: 'forward', size: PAGE, afterSeq: PAGE }),
-      'around a hidden message': await around(MESSAGE_COUNT / 2),
+    const reads = {
+      newest: (runner: SqlRunner) => scanPage(runner, viewerId, clock(), conv.uuid, { direction: 'backward', size: PAGE, beforeSeq: null }),
+      'before the newest': (runner: SqlRunner) =>
+        scanPage(runner, viewerId, clock(), conv.uuid, { direction: 'backward', size: PAGE, beforeSeq: MESSAGE_COUNT }),
+      'after the oldest 50': (runner: SqlRunner) => scanPage(runner, viewerId, clock(), conv.uuid, { direction: 'forward', size: PAGE, afterSeq: PAGE }),
+      'around a hidden message': (runner: SqlRunner) => scanAround(runner, viewerId, clock(), conv.uuid, MESSAGE_COUNT / 2, PAGE, PAGE),
     };
+    const named: Record<string, SQL> = {};
+    for (const [name, read] of Object.entries(reads)) {
+      const sent = await recordStatements(db, read);
+      for (const [i, statement] of sent.entries()) named[i === 0 ? name : `${name}, then the walk`] = statement;
+    }
+    return named;
   };
 
   /** Every page statement's plan for `viewerId` in each mode, by "statement (mode)". */
@@ -133,6 +139,10 @@ describe.each(backends)("A viewer's pages cost what the page holds, whatever the
   it("reads as many rows for bob's pages as for alice's, on data never analyzed, custom and generic plans alike", async () => {
     const bobs = await plans('bob');
     const alices = await plans('alice');
+    // Past 19,900 hidden the shortcut cannot answer, and every page of bob's is walked; alice's never are.
+    const walked = (found: Map<string, PlanNode>) => [...found.keys()].filter((name) => name.includes('then the walk')).length;
+    expect(walked(bobs), [...bobs.keys()].join(', ')).toBe(4 * MODES.length);
+    expect(walked(alices), [...alices.keys()].join(', ')).toBe(0);
     expectBounded(bobs);
     expectBounded(alices);
   });
