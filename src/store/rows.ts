@@ -21,6 +21,21 @@ export interface MessageRow extends Pick<StoredMessage, 'convId' | 'seq' | 'send
   editedAt: string | null;
 }
 
+/** The `MessageRow` of a row read without its conversation id (`messageColumnsInConversation`), in conversation `convId`. */
+export function messageRowIn(convId: string, row: Omit<MessageRow, 'convId'>): MessageRow {
+  return {
+    convId,
+    seq: row.seq,
+    senderId: row.senderId,
+    createdAt: row.createdAt,
+    revokedAt: row.revokedAt,
+    revokedBy: row.revokedBy,
+    editedAt: row.editedAt,
+    replyToSeq: row.replyToSeq,
+    threadRootSeq: row.threadRootSeq,
+  };
+}
+
 /** The `MessageRow` fields of a row that carries more (a page row also carries the page's snapshot). */
 export function messageRowOf(row: MessageRow): MessageRow {
   return {
