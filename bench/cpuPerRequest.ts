@@ -1,0 +1,97 @@
+/**
+ * Where a page request's CPU goes, on both sides of the database connection:
+ * `npm run bench:cpu -- <scenario> [seconds] [slices] [workers]` serves the
+ * bench data with a fresh server (BENCH_WORKERS-style worker count, default
+ * 1), loads it with one page scenario from this process (4 connections), and
+ * prints, for each slice, the rate, the server's CPU per request and
+ * PostgreSQL's (the CPU of every client backend of the database, from
+ * /proc, so Linux only and PostgreSQL on this box).
+ *
+ * CPU per request holds on a busy box where rates and latencies do not, and
+ * the slices show a fresh server's first seconds apart from its steady
+ * state. Compare two builds by alternating runs (a worktree of the other
+ * commit), as the README's Performance entries do. `BENCH_SERVER_NODE_ARGS`
+ * passes node flags to the server (`--cpu-prof --cpu-prof-dir=…` for a
+ * profile of the same load).
+ */
+import { readFileSync } from 'node:fs';
+import postgres from 'postgres';
+import { signToken } from '../src/auth/tokens.ts';
+import { BENCH_DATA, benchMembers } from '../src/seed/benchData.ts';
+import { BENCH_SECRET, serverCpuMs, startBenchServer } from './benchServer.ts';
+import { runGraphQLLoad } from './graphqlLoad.ts';
+import { type PageScenario, pageRequest } from './scenarios.ts';
+
+const SCENARIOS: readonly PageScenario[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around'];
+const CONNECTIONS = 4;
+
+/** CPU time so far (user and system, ms) of each client backend of the current database but this connection's. */
+async function backendCpuMs(sql: postgres.Sql): Promise<Map<number, number>> {
+  const backends = await sql<{ pid: number }[]>`select pid from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`;
+  const cpu = new Map<number, number>();
+  for (const { pid } of backends) {
+    try {
+      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // The backend ended between the two reads.
+    }
+  }
+  return cpu;
+}
+
+/** The CPU the backends spent between two readings; a backend that started in between counts from its start. */
+function spentBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let spent = 0;
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
+  return spent;
+}
+
+async function main(): Promise<void> {
+  const url = process.env.DATABASE_URL;
+  const [scenario = 'random-newest', secondsArg = '4', slicesArg = '3', workersArg = '1'] = process.argv.slice(2);
+  if (url === undefined || !SCENARIOS.includes(scenario as PageScenario)) {
+    console.error(`usage: DATABASE_URL=… npm run bench:cpu -- <${SCENARIOS.join('|')}> [seconds per slice] [slices] [workers]`);
+    process.exit(2);
+  }
+  const [seconds, slices, workers] = [Number(secondsArg), Number(slicesArg), Number(workersArg)];
+  const tokens = new Map<string, string>();
+  for (let i = 0; i < BENCH_DATA.conversations; i++) {
+    const reader = benchMembers(i, BENCH_DATA)[1]!;
+    tokens.set(reader, await signToken(BENCH_SECRET, reader, 3600));
+  }
+  const sql = postgres(url, { max: 1 });
+  console.log(`cpu: starting a server of ${workers} worker(s) on the bench data...`);
+  const server = await startBenchServer(url, workers);
+  try {
+    for (let slice = 0; slice < slices; slice++) {
+      const serverBefore = serverCpuMs(server.process.pid!);
+      const backendsBefore = await backendCpuMs(sql);
+      const result = await runGraphQLLoad({
+        url: server.url,
+        connections: CONNECTIONS,
+        seconds,
+        label: scenario,
+        next: () => {
+          const request = pageRequest(scenario as PageScenario);
+          return { body: request.body, token: tokens.get(request.userId)! };
+        },
+      });
+      const serverMs = serverCpuMs(server.process.pid!) - serverBefore;
+      const backendMs = spentBetween(backendsBefore, await backendCpuMs(sql));
+      const perRequest = (ms: number) => ((ms * 1000) / result.requests).toFixed(0);
+      console.log(
+        `cpu: ${scenario}, slice ${slice + 1} of ${slices} (${seconds} s): ${result.perSecond.toFixed(0)} req/s, ` +
+          `server ${perRequest(serverMs)} µs/request, PostgreSQL ${perRequest(backendMs)} µs/request, ${result.failures} failures`,
+      );
+    }
+  } finally {
+    server.process.kill('SIGTERM');
+    await new Promise((resolve) => server.process.once('exit', resolve));
+    await sql.end();
+  }
+}
+
+await main();
