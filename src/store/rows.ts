@@ -38,17 +38,7 @@ export function messageRowIn(convId: string, row: Omit<MessageRow, 'convId'>): M
 
 /** The `MessageRow` fields of a row that carries more (a page row also carries the page's snapshot). */
 export function messageRowOf(row: MessageRow): MessageRow {
-  return {
-    convId: row.convId,
-    seq: row.seq,
-    senderId: row.senderId,
-    createdAt: row.createdAt,
-    revokedAt: row.revokedAt,
-    revokedBy: row.revokedBy,
-    editedAt: row.editedAt,
-    replyToSeq: row.replyToSeq,
-    threadRootSeq: row.threadRootSeq,
-  };
+  return messageRowIn(row.convId, row);
 }
 
 /** A conversation row as `conversationColumns` selects it, before `toConversationRow`. */
