@@ -45,6 +45,7 @@ import { type BenchRun, gitState, type SectionResult, writeRun } from './results
 import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
 import { measureSearch, searchTables } from './search.ts';
 import { type Cell, num, percent, printTable, type ResultTable, type TableRow, words } from './table.ts';
+import { type WarmUpSlice, warmedUp } from './warmUp.ts';
 
 const parsed = parseBenchArgs(process.argv.slice(2));
 if (!parsed.ok) {
@@ -105,6 +106,25 @@ function load<T = LoadResult>(script: string, args: string[], env: Record<string
       else resolve(JSON.parse(line) as T);
     });
   });
+}
+
+const WARM_UP_SECONDS = 3;
+
+/**
+ * Warms the server with the hot conversation's newest page (10
+ * connections, 3 s slices) until its CPU per request stops falling
+ * (bench/warmUp.ts says why); answers the slices.
+ */
+async function warmUpServer(url: string, serverPid: number): Promise<WarmUpSlice[]> {
+  const slices: WarmUpSlice[] = [];
+  do {
+    const cpuBefore = serverCpuMs(serverPid);
+    const result = await load('bench/loadHttp.ts', ['hot-newest', url, '10', String(WARM_UP_SECONDS)]);
+    const slice = { perSecond: result.perSecond, serverMicrosPerRequest: ((serverCpuMs(serverPid) - cpuBefore) * 1000) / result.requests };
+    slices.push(slice);
+    log(`warming up the server: slice ${slices.length} (${WARM_UP_SECONDS} s), ${slice.perSecond.toFixed(0)} req/s, ${slice.serverMicrosPerRequest.toFixed(0)} µs of server CPU per request`);
+  } while (!warmedUp(slices));
+  return slices;
 }
 
 /** Statements and loader batches per page request, from the counters the tests use, on a server in this process. */
@@ -311,8 +331,7 @@ async function runOnSharedDatabase(databaseUrl: string): Promise<void> {
     replicas: () => runReplicas(),
   };
   try {
-    log('warming up the server (3 s)...');
-    await load('bench/loadHttp.ts', ['hot-newest', url, '10', '3']);
+    const warmUp = await warmUpServer(url, server.pid!);
     for (const section of sections) run.sections[section] = await runners[section]();
     const rss = peakRssMb();
     run.sections.server = {
@@ -323,9 +342,15 @@ async function runOnSharedDatabase(databaseUrl: string): Promise<void> {
           header: ['', 'peak RSS MB'],
           rows: rss.map((mb, i) => ({ label: i === 0 ? 'primary' : `worker ${i}`, cells: [num(mb)] })),
         },
+        {
+          id: 'warmup',
+          title: `Server warm-up (hot conversation, ${WARM_UP_SECONDS} s slices, until its CPU per request stops falling)`,
+          header: ['', 'req/s', 'server µs/request'],
+          rows: warmUp.map((slice, i) => ({ label: `slice ${i + 1}`, cells: [num(slice.perSecond), num(slice.serverMicrosPerRequest)] })),
+        },
       ],
       notes: [],
-      measurements: { peakRssMb: rss },
+      measurements: { peakRssMb: rss, warmUp },
     };
   } finally {
     server.kill('SIGTERM');
