@@ -57,17 +57,23 @@ export function serverPids(pid: number): number[] {
 }
 
 /**
+ * CPU time (user and system) spent so far by process `pid`, in ms, from
+ * /proc (Linux only); throws when the process is gone.
+ */
+export function processCpuMs(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat, after the command's closing parenthesis: utime and stime in clock ticks (100 a second).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/**
  * CPU time (user and system) spent so far by the server process `pid` and
  * its workers, in ms; NaN where /proc is not there. A cost per unit of work
  * from two readings holds on a busy box, where latencies do not.
  */
 export function serverCpuMs(pid: number): number {
   try {
-    return serverPids(pid).reduce((sum, one) => {
-      // Fields 14 and 15 of /proc/<pid>/stat, after the command's closing parenthesis: utime and stime in clock ticks (100 a second).
-      const fields = readFileSync(`/proc/${one}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-      return sum + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-    }, 0);
+    return serverPids(pid).reduce((sum, one) => sum + processCpuMs(one), 0);
   } catch {
     return NaN;
   }

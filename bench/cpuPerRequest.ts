@@ -14,11 +14,10 @@
  * passes node flags to the server (`--cpu-prof --cpu-prof-dir=…` for a
  * profile of the same load).
  */
-import { readFileSync } from 'node:fs';
 import postgres from 'postgres';
 import { signToken } from '../src/auth/tokens.ts';
 import { BENCH_DATA, benchMembers } from '../src/seed/benchData.ts';
-import { BENCH_SECRET, serverCpuMs, startBenchServer } from './benchServer.ts';
+import { BENCH_SECRET, processCpuMs, serverCpuMs, startBenchServer } from './benchServer.ts';
 import { runGraphQLLoad } from './graphqlLoad.ts';
 import { type PageScenario, pageRequest } from './scenarios.ts';
 
@@ -32,9 +31,7 @@ async function backendCpuMs(sql: postgres.Sql): Promise<Map<number, number>> {
   const cpu = new Map<number, number>();
   for (const { pid } of backends) {
     try {
-      // utime and stime, fields 14 and 15 of /proc/<pid>/stat, in clock ticks of 10 ms.
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+      cpu.set(pid, processCpuMs(pid));
     } catch {
       // The backend ended between the two reads.
     }

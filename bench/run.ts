@@ -45,7 +45,7 @@ import { type BenchRun, gitState, type SectionResult, writeRun } from './results
 import { type PageScenario, pageRequest, type SendScenario, sendConversations } from './scenarios.ts';
 import { measureSearch, searchTables } from './search.ts';
 import { type Cell, num, percent, printTable, type ResultTable, type TableRow, words } from './table.ts';
-import { type WarmUpSlice, warmedUp } from './warmUp.ts';
+import { WARM_UP_SECONDS, type WarmUpSlice, warmedUp } from './warmUp.ts';
 
 const parsed = parseBenchArgs(process.argv.slice(2));
 if (!parsed.ok) {
@@ -107,8 +107,6 @@ function load<T = LoadResult>(script: string, args: string[], env: Record<string
     });
   });
 }
-
-const WARM_UP_SECONDS = 3;
 
 /**
  * Warms the server with the hot conversation's newest page (10

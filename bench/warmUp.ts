@@ -22,6 +22,9 @@ export interface WarmUpSlice {
   serverMicrosPerRequest: number;
 }
 
+/** How long one warm-up slice runs, in seconds. */
+export const WARM_UP_SECONDS = 3;
+
 /** The fewest and most slices a warm-up runs. */
 export const WARM_UP_SLICES = { min: 6, max: 15 } as const;
 
