@@ -237,7 +237,7 @@ function keysetStatement(order: 'asc' | 'desc', cursor: boolean, receipts: boole
     const page = pageStatement(v, behind, scan, 'with-bodies', nearby);
     // Unordered: keysetPageOf puts the scanned rows in the scan's order. A
     // sort here held every row until the last was read, and cost PostgreSQL
-    // about 20 µs of a newest page's ~300 (bench/README: the sixteenth session).
+    // about 20 µs of a newest page's ~300 (README, Performance: the sixteenth session).
     return receipts ? withReadCounts(page, v.convId, null) : page;
   });
 }
