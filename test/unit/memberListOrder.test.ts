@@ -1,0 +1,43 @@
+import type { SQL } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import type { SqlRunner } from '../../src/db/runner.ts';
+import { listMembers } from '../../src/store/members.ts';
+
+// The members page statement answers its rows unordered (a sort in
+// PostgreSQL cost a tenth of the member list's execution): listMembers puts
+// them in join order itself, whatever order they arrive in, and keeps the
+// statement's order among members who joined in the same millisecond.
+const member = (userId: string, joinedMillis: string) => ({
+  viewer: 'u0',
+  userId,
+  role: 'member',
+  joinedAt: new Date(Number(joinedMillis)).toISOString(),
+  joinedMillis,
+  readSeq: 0,
+});
+
+/** A runner whose every statement answers `rows` as given. */
+function answering(rows: readonly object[]): SqlRunner {
+  return {
+    rows: async <Row>(_query: SQL) => rows as Row[],
+    transaction: async () => {
+      throw new Error('a members page reads in one statement');
+    },
+  };
+}
+
+describe('listMembers orders what the statement answered', () => {
+  it('puts members in join order, numerically rather than by the spelling of their times', async () => {
+    // 999999999999 has 12 digits: compared as text it would sort after 1000000000001.
+    const rows = [member('c', '1000000000002'), member('a', '999999999999'), member('b', '1000000000001')];
+    const page = await listMembers(answering(rows), 'u0', 'conv', null, 10);
+    expect(page.kind === 'members' && page.rows.map((r) => r.userId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps the order the statement gave members who joined in the same millisecond', async () => {
+    // Within one millisecond the index orders by user id in the database's collation, which JavaScript's `<` may not share.
+    const rows = [member('z', '1000'), member('B', '2000'), member('a', '2000'), member('y', '1000')];
+    const page = await listMembers(answering(rows), 'u0', 'conv', null, 10);
+    expect(page.kind === 'members' && page.rows.map((r) => r.userId)).toEqual(['z', 'y', 'B', 'a']);
+  });
+});
