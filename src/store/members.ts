@@ -201,7 +201,7 @@ const m = alias(members, 'm');
  * A members page, from the first member (`start` none) or after a cursor.
  * Unordered: listMembers puts the rows in join order. A sort here of the
  * page's 101 rows by their formatted times cost PostgreSQL about 30 µs of
- * a member list's ~150 µs of execution (README, Performance: the
+ * a member list's 200 µs of execution (README, Performance: the
  * seventeenth session).
  */
 function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) {
