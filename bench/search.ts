@@ -28,7 +28,7 @@ import { PAGE_QUERY } from './scenarios.ts';
 
 /** What the search bench asks for. */
 // '消息 review' and '爬山 消息' are both in one message of ten (issue 15's "about one in ten among the mix").
-const SEARCH_QUERIES = ['消息', '漫游', 'GraphQL', 'review', '数据库迁移', 'p99', 'GraphQL 游标分页', 'PostgreSQL keyset', '收到', '服务器重启', 'staging', '不存在的词', '消息 review', '爬山 消息'];
+export const SEARCH_QUERIES = ['消息', '漫游', 'GraphQL', 'review', '数据库迁移', 'p99', 'GraphQL 游标分页', 'PostgreSQL keyset', '收到', '服务器重启', 'staging', '不存在的词', '消息 review', '爬山 消息'];
 const SEARCH_QUERY = `query Search($query: String!) { search(query: $query, first: 20) {
   edges { cursor node { id seq createdAt sender { id } content { __typename ... on TextContent { text } } } snippet { text highlights { start end } } }
   pageInfo { hasNextPage endCursor } } }`;
