@@ -219,7 +219,7 @@ export async function measureGroups(
         for (const operation of phase) {
           // Which group goes first alternates, so neither always runs just after the other.
           for (const { size } of round % 2 === 0 ? GROUPS : [...GROUPS].reverse()) {
-            log(`groups: round ${round + 1} of ${ROUNDS}, ${LABELS[operation]}, ${size.toLocaleString('en')} members, ${slice} s...`);
+            log(`groups: round ${round + 1} of ${ROUNDS}, ${LABELS[operation]}, ${size.toLocaleString('en')} members, ${Number(slice.toFixed(2))} s...`);
             const key = `${operation} ${size}`;
             runs.set(key, [...(runs.get(key) ?? []), await load(operation, size, round, url, secret, slice)]);
           }
