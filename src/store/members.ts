@@ -254,9 +254,9 @@ export async function listMembers(
     .filter((r) => r.userId !== null)
     .map((r) => ({ userId: r.userId!, role: r.role!, joinedAt: r.joinedAt!, joinedMillis: r.joinedMillis!, readSeq: r.readSeq! }));
   // Usually in join order already (then sorting is one pass), but the
-  // statement does not promise it. The sort is stable, so members who
-  // joined in the same millisecond keep the order the index gave them (by
-  // user id, in the database's collation, which JavaScript's `<` may not share).
+  // statement does not promise it. Ties within a millisecond are left in
+  // the order they came (stable sort), the scan's order by user id: in the
+  // database's collation, which JavaScript's `<` may not share.
   listed.sort((a, b) => Number(a.joinedMillis) - Number(b.joinedMillis));
   return { kind: 'members', rows: listed };
 }
