@@ -31,10 +31,12 @@ const FREQUENCY = 999;
 /** The functions listed, by how much more (or less) ours spends in them per request. */
 const TOP_FUNCTIONS = 15;
 
-/** Records every CPU of the box at FREQUENCY into `file` while `command` runs. */
-function perfRecord(file: string, command: string[]): Promise<void> {
+/** Records every CPU of the box at FREQUENCY into `file` while `command` runs; answers what the command printed. */
+function perfRecord(file: string, command: string[]): Promise<string> {
   const perf = spawn('perf', ['record', '-a', '-q', '-F', String(FREQUENCY), '-o', file, '--', ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => perf.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`perf record exited ${code}`)))));
+  let output = '';
+  perf.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => perf.on('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`perf record exited ${code}`)))));
 }
 
 /** PostgreSQL's samples in `file`, by function. */
@@ -65,6 +67,9 @@ async function main(): Promise<void> {
     const reader = benchMembers(i, BENCH_DATA)[1]!;
     tokens.set(reader, await signToken(BENCH_SECRET, reader, 3600));
   }
+  const dir = mkdtempSync(join(tmpdir(), 'pgprof-'));
+  console.log(`pgprof: starting a server of 1 worker on the bench data, then warming it for ${2 * seconds} s...`);
+  const server = await startBenchServer(url, 1);
   const load = (label: string) =>
     runGraphQLLoad({
       url: server.url,
@@ -76,11 +81,7 @@ async function main(): Promise<void> {
         return { body: request.body, token: tokens.get(request.userId)! };
       },
     });
-  const dir = mkdtempSync(join(tmpdir(), 'pgprof-'));
-  console.log(`pgprof: starting a server of 1 worker on the bench data, then warming it for ${2 * seconds} s...`);
-  const server = await startBenchServer(url, 1);
   let ours: { requests: number; samples: SymbolSamples[] };
-  let raw: { requests: number; samples: SymbolSamples[] };
   try {
     await load('warm-up');
     await load('warm-up');
@@ -94,13 +95,9 @@ async function main(): Promise<void> {
   }
   console.log(`pgprof: ${scenario} as raw SQL, ${seconds} s under perf...`);
   const rawFile = join(dir, 'raw.data');
-  let rawOutput = '';
-  const rawLoad = ['--import', 'tsx', 'bench/loadRaw.ts', scenario, String(CONNECTIONS), String(seconds)];
-  // perf runs the load process itself, so the whole run is sampled; its output is the load's JSON line.
-  const recording = spawn('perf', ['record', '-a', '-q', '-F', String(FREQUENCY), '-o', rawFile, '--', process.execPath, ...rawLoad], { stdio: ['ignore', 'pipe', 'inherit'] });
-  recording.stdout.on('data', (chunk: Buffer) => (rawOutput += chunk.toString()));
-  await new Promise<void>((resolve, reject) => recording.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`perf record exited ${code}`)))));
-  raw = { requests: (JSON.parse(rawOutput.trim().split('\n').pop()!) as { requests: number }).requests, samples: postgresSamples(rawFile) };
+  // perf runs the load process itself, so the whole run is sampled; the load prints its JSON line.
+  const rawOutput = await perfRecord(rawFile, [process.execPath, '--import', 'tsx', 'bench/loadRaw.ts', scenario, String(CONNECTIONS), String(seconds)]);
+  const raw = { requests: (JSON.parse(rawOutput.trim().split('\n').pop()!) as { requests: number }).requests, samples: postgresSamples(rawFile) };
   rmSync(dir, { recursive: true, force: true });
 
   const us = (samples: number, requests: number) => microsPerRequest(samples, FREQUENCY, requests);
