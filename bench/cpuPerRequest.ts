@@ -15,11 +15,9 @@
  * profile of the same load).
  */
 import postgres from 'postgres';
-import { signToken } from '../src/auth/tokens.ts';
-import { BENCH_DATA, benchMembers } from '../src/seed/benchData.ts';
 import { BENCH_SECRET, processCpuMs, serverCpuMs, startBenchServer } from './benchServer.ts';
 import { runGraphQLLoad } from './graphqlLoad.ts';
-import { type PageScenario, pageRequest } from './scenarios.ts';
+import { benchUserTokens, type PageScenario, pageRequest } from './scenarios.ts';
 
 const SCENARIOS: readonly PageScenario[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around'];
 const CONNECTIONS = 4;
@@ -54,11 +52,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const [seconds, slices, workers] = [Number(secondsArg), Number(slicesArg), Number(workersArg)];
-  const tokens = new Map<string, string>();
-  for (let i = 0; i < BENCH_DATA.conversations; i++) {
-    const reader = benchMembers(i, BENCH_DATA)[1]!;
-    tokens.set(reader, await signToken(BENCH_SECRET, reader, 3600));
-  }
+  const tokens = await benchUserTokens(BENCH_SECRET);
   const sql = postgres(url, { max: 1 });
   console.log(`cpu: starting a server of ${workers} worker(s) on the bench data...`);
   const server = await startBenchServer(url, workers);

@@ -5,15 +5,11 @@
  *
  *   node --import tsx bench/loadHttp.ts <scenario> <url> <connections> <seconds>
  */
-import { signToken } from '../src/auth/tokens.ts';
-import { BENCH_DATA } from '../src/seed/benchData.ts';
 import { runGraphQLLoad } from './graphqlLoad.ts';
-import { type PageScenario, pageRequest, type SendScenario, sendRequest } from './scenarios.ts';
+import { benchUserTokens, type PageScenario, pageRequest, type SendScenario, sendRequest } from './scenarios.ts';
 
 const [scenario, url, connectionsText, secondsText] = process.argv.slice(2) as [string, string, string, string];
-const secret = process.env.JWT_SECRET!;
-const tokens = new Map<string, string>();
-for (let i = 0; i < BENCH_DATA.conversations; i++) tokens.set(`user-${i}`, await signToken(secret, `user-${i}`, 3600));
+const tokens = await benchUserTokens(process.env.JWT_SECRET!);
 
 const next = scenario.startsWith('send-') ? () => sendRequest(scenario as SendScenario) : () => pageRequest(scenario as PageScenario);
 const out = await runGraphQLLoad({

@@ -16,12 +16,10 @@ import { mkdtempSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { signToken } from '../src/auth/tokens.ts';
-import { BENCH_DATA, benchMembers } from '../src/seed/benchData.ts';
 import { BENCH_SECRET, startBenchServer } from './benchServer.ts';
 import { runGraphQLLoad } from './graphqlLoad.ts';
 import { KINDS, microsPerRequest, OTHER, parsePerfReport, parseSymbolTable, samplesByKind, samplesBySymbol, type SymbolSamples } from './pgSymbols.ts';
-import { type PageScenario, pageRequest } from './scenarios.ts';
+import { benchUserTokens, type PageScenario, pageRequest } from './scenarios.ts';
 import { markdownTable } from './table.ts';
 
 const SCENARIOS: readonly PageScenario[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around'];
@@ -62,11 +60,7 @@ async function main(): Promise<void> {
   const symbols = parseSymbolTable(execFileSync('nm', ['-D', '--defined-only', readlinkSync(`/proc/${backend!.pid}/exe`)], { encoding: 'utf8', maxBuffer: 64 << 20 }));
   await sql.end();
 
-  const tokens = new Map<string, string>();
-  for (let i = 0; i < BENCH_DATA.conversations; i++) {
-    const reader = benchMembers(i, BENCH_DATA)[1]!;
-    tokens.set(reader, await signToken(BENCH_SECRET, reader, 3600));
-  }
+  const tokens = await benchUserTokens(BENCH_SECRET);
   const dir = mkdtempSync(join(tmpdir(), 'pgprof-'));
   console.log(`pgprof: starting a server of 1 worker on the bench data, then warming it for ${2 * seconds} s...`);
   const server = await startBenchServer(url, 1);

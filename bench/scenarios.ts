@@ -3,6 +3,7 @@
  * processes: the GraphQL operation of each, and the raw SQL that is its
  * physical floor on this stack.
  */
+import { signToken } from '../src/auth/tokens.ts';
 import { encodeCursor } from '../src/history/cursor.ts';
 import { conversationGlobalId, messageGlobalId } from '../src/history/globalId.ts';
 import { BENCH_DATA, benchConversationId, benchMembers, HOT_CONVERSATION_ID } from '../src/seed/benchData.ts';
@@ -90,4 +91,11 @@ export function sendRequest(scenario: SendScenario): ScenarioRequest {
 /** The conversations a send scenario writes to. */
 export function sendConversations(scenario: SendScenario): string[] {
   return scenario === 'send-hot' ? [HOT_CONVERSATION_ID] : Array.from({ length: 1000 }, (_, k) => benchConversationId(k + 1));
+}
+
+/** A token, signed with `secret`, for each bench user (`user-0` …): every reader and sender of the scenarios. */
+export async function benchUserTokens(secret: string): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  for (let i = 0; i < BENCH_DATA.conversations; i++) tokens.set(`user-${i}`, await signToken(secret, `user-${i}`, 3600));
+  return tokens;
 }

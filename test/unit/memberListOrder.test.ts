@@ -1,6 +1,5 @@
-import type { SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import type { SqlRunner } from '../../src/db/runner.ts';
+import { answering } from '../helpers/answeringRunner.ts';
 import { listMembers } from '../../src/store/members.ts';
 
 // The members page statement answers its rows unordered (a sort in
@@ -15,16 +14,6 @@ const member = (userId: string, joinedMillis: string) => ({
   joinedMillis,
   readSeq: 0,
 });
-
-/** A runner whose every statement answers `rows` as given. */
-function answering(rows: readonly object[]): SqlRunner {
-  return {
-    rows: async <Row>(_query: SQL) => rows as Row[],
-    transaction: async () => {
-      throw new Error('a members page reads in one statement');
-    },
-  };
-}
 
 describe('listMembers orders what the statement answered', () => {
   it('puts members in join order, numerically rather than by the spelling of their times', async () => {

@@ -1,6 +1,5 @@
-import type { SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import type { SqlRunner } from '../../src/db/runner.ts';
+import { answering } from '../helpers/answeringRunner.ts';
 import type { PageWindow } from '../../src/history/pageWindow.ts';
 import { scanPage } from '../../src/store/pages.ts';
 
@@ -25,16 +24,6 @@ const row = (seq: number) => ({
   threadRootSeq: null,
   body_text: `text ${seq}`,
 });
-
-/** A runner whose every statement answers `rows` as given. */
-function answering(rows: readonly object[]): SqlRunner {
-  return {
-    rows: async <Row>(_query: SQL) => rows as Row[],
-    transaction: async () => {
-      throw new Error('a page reads in one statement');
-    },
-  };
-}
 
 const clock = { server: { days: null, maxMessages: null }, now: new Date('2026-12-06T00:00:00Z') };
 const shuffled = [row(4), header, row(7), row(5), row(9), row(6)];
