@@ -93,7 +93,7 @@ export interface MemberModel {
   /** ISO 8601, UTC. */
   joinedAt: string;
   /** Not in the schema: the join time as the member's cursor spells it (MemberRow). */
-  joinedMillis: string;
+  joinedMillis: number;
   readSeq: number;
 }
 export type MemberConnectionModel = KeysetPage<MemberModel>;

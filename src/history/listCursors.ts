@@ -19,9 +19,9 @@ const ANNOUNCEMENTS = 'an1';
 
 /**
  * The cursor of a member of `convId` who joined at `joinedMillis` (epoch
- * milliseconds in decimal, as the list orders members: MemberRow).
+ * milliseconds, as the list orders members: MemberRow).
  */
-export function encodeMemberCursor(convId: string, joinedMillis: string, userId: string): string {
+export function encodeMemberCursor(convId: string, joinedMillis: number, userId: string): string {
   // The conversation by its tag, as page cursors name it (opaque.ts). The user
   // id last and as it is, ':' included (decodeOpaqueWithTextLast): encoded
   // into base64url on its own first, inside a token that is base64url again,
@@ -34,14 +34,14 @@ export function encodeMemberCursor(convId: string, joinedMillis: string, userId:
  * not one of its cursors. Cursors of the previous versions (the user id in
  * base64url; the whole conversation uuid) are still read.
  */
-export function decodeMemberCursor(convId: string, cursor: string): { joinedAt: string; userId: string } | null {
+export function decodeMemberCursor(convId: string, cursor: string): { joinedMillis: number; userId: string } | null {
   const fields = currentMemberFields(convId, cursor) ?? earlierMemberFields(convId, cursor);
   if (fields === null) return null;
   const millis = parseSeq(fields.millisText);
   // Every field as a real member's cursor would carry it: a join time Date and
   // PostgreSQL can both hold, a user id that could exist.
   if (millis === null || !isAcceptedMillis(millis) || !isValidUserId(fields.userId)) return null;
-  return { joinedAt: new Date(millis).toISOString(), userId: fields.userId };
+  return { joinedMillis: millis, userId: fields.userId };
 }
 
 interface MemberCursorFields {

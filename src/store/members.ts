@@ -6,11 +6,11 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { conversations, listedInJoinOrder, memberJoinOrder, members } from '../db/schema.ts';
+import { conversations, listedInJoinOrder, members } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { indexAddedMembers, markLargeIfGrownPast, unindexMember } from './inboxIndex.ts';
 import { FORBIDDEN, type Forbidden, NOT_FOUND, type NotFound } from './outcome.ts';
-import { bare, bareList, isoTime, selectList } from './sqlFragments.ts';
+import { bare, bareList, selectList } from './sqlFragments.ts';
 import { type Slots, statement } from './statement.ts';
 
 const c = alias(conversations, 'c');
@@ -159,22 +159,13 @@ export async function setHistoryVisibility(
 }
 
 /** One membership row. */
-export interface MemberRow extends Pick<typeof members.$inferSelect, 'userId' | 'readSeq'> {
+export interface MemberRow extends Pick<typeof members.$inferSelect, 'userId' | 'readSeq' | 'joinedMillis'> {
   role: 'owner' | 'member';
-  /** ISO 8601, UTC. */
-  joinedAt: string;
-  /**
-   * The same instant as the list orders it, in epoch milliseconds and
-   * decimal digits, as the member's cursor spells it: made from the
-   * ISO text for each of 100 edges, through `Date.parse` and a 13-digit
-   * number's `toString`, it was a third of making the cursor.
-   */
-  joinedMillis: string;
 }
 
-/** Where a members page starts: after this (joined_at, user_id). */
+/** Where a members page starts: after this (joined_millis, user_id). */
 export interface MemberPosition {
-  joinedAt: string;
+  joinedMillis: number;
   userId: string;
 }
 
@@ -189,7 +180,7 @@ interface MembersPageValues {
   convId: string;
   limit: number;
   /** The cursor, unused on the first page. */
-  afterJoinedAt: string;
+  afterJoinedMillis: number;
   afterUserId: string;
 }
 
@@ -202,7 +193,8 @@ const m = alias(members, 'm');
  * Unordered: listMembers puts the rows in join order. A sort here of the
  * page's 101 rows by their formatted times cost PostgreSQL about 30 µs of
  * a member list's 200 µs of execution (README, Performance: the
- * seventeenth session).
+ * seventeenth session). The join time is read as the stored milliseconds
+ * alone; listMembers spells it as ISO text.
  */
 function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) {
   return statement<MembersPageValues>(
@@ -212,12 +204,11 @@ function membersStatement(start: ((v: Slots<MembersPageValues>) => SQL) | null) 
         select ${selectList<MemberRow>({
           userId: m.userId,
           role: sql<MemberRow['role']>`${m.role}`,
-          joinedAt: isoTime(m.joinedAt),
-          joinedMillis: sql<string>`(extract(epoch from ${memberJoinOrder(m.joinedAt)}) * 1000)::int8::text`,
+          joinedMillis: m.joinedMillis,
           readSeq: m.readSeq,
         })}
         from ${members} ${m} where ${m.convId} = ${v.convId} and ${listedInJoinOrder(m.joinedAt)} and ${start?.(v) ?? sql`true`}
-        order by ${memberJoinOrder(m.joinedAt)}, ${m.userId} limit ${v.limit}) p on true`,
+        order by ${m.joinedMillis}, ${m.userId} limit ${v.limit}) p on true`,
   );
 }
 
@@ -228,7 +219,7 @@ const firstMembersPage = membersStatement(null);
 // size of the group: a first page of 100 in a group of 10,000 read and
 // sorted all 10,000 rows.
 const laterMembersPage = membersStatement(
-  (v) => sql`(${memberJoinOrder(m.joinedAt)}, ${m.userId}) > (${v.afterJoinedAt}::timestamptz at time zone 'UTC', ${v.afterUserId})`,
+  (v) => sql`(${m.joinedMillis}, ${m.userId}) > (${v.afterJoinedMillis}::int8, ${v.afterUserId})`,
 );
 
 /**
@@ -246,18 +237,18 @@ export async function listMembers(
 ): Promise<MemberPage | NotFound> {
   const rows = await db.rows<{ viewer: string } & { [Field in keyof MemberRow]: MemberRow[Field] | null }>(
     after === null
-      ? firstMembersPage({ viewerId, convId, limit: limit + 1, afterJoinedAt: '', afterUserId: '' })
-      : laterMembersPage({ viewerId, convId, limit: limit + 1, afterJoinedAt: after.joinedAt, afterUserId: after.userId }),
+      ? firstMembersPage({ viewerId, convId, limit: limit + 1, afterJoinedMillis: 0, afterUserId: '' })
+      : laterMembersPage({ viewerId, convId, limit: limit + 1, afterJoinedMillis: after.joinedMillis, afterUserId: after.userId }),
   );
   if (rows.length === 0) return NOT_FOUND;
   const listed = rows
     .filter((r) => r.userId !== null)
-    .map((r) => ({ userId: r.userId!, role: r.role!, joinedAt: r.joinedAt!, joinedMillis: r.joinedMillis!, readSeq: r.readSeq! }));
+    .map((r) => ({ userId: r.userId!, role: r.role!, joinedMillis: r.joinedMillis!, readSeq: r.readSeq! }));
   // Usually in join order already (then sorting is one pass), but the
   // statement does not promise it. Ties within a millisecond are left in
   // the order they came (stable sort), the scan's order by user id: in the
   // database's collation, which JavaScript's `<` may not share.
-  listed.sort((a, b) => Number(a.joinedMillis) - Number(b.joinedMillis));
+  listed.sort((a, b) => a.joinedMillis - b.joinedMillis);
   return { kind: 'members', rows: listed };
 }
 

@@ -188,7 +188,7 @@ describe.each(backends)('Group membership (%s)', (backend) => {
       const first = await listMembers(recordingRunner(harness.database).runner, viewer, group.uuid, null, 100);
       if (first.kind !== 'members') throw new Error(`expected members, got ${first.kind}`);
       const middle = first.rows[99]!;
-      for (const after of [null, { joinedAt: middle.joinedAt, userId: middle.userId }]) {
+      for (const after of [null, { joinedMillis: middle.joinedMillis, userId: middle.userId }]) {
         const { runner, sent } = recordingRunner(harness.database);
         const page = await listMembers(runner, viewer, group.uuid, after, 100);
         expect(page.kind === 'members' && page.rows.length).toBe(101);

@@ -6,6 +6,7 @@ import {
   leaveConversation,
   listMembers,
   type MembershipRefusal,
+  type MemberPosition,
   type MemberRow,
   removeMember,
   setHistoryVisibility,
@@ -39,9 +40,10 @@ function refusal(outcome: MembershipRefusal, id: string, what: string) {
   }
 }
 
-/** A member row as the API shows it. */
+/** A member row as the API shows it: the join time spelled here, from the milliseconds the row carries (MemberRow). */
 function memberModel(row: MemberRow): MemberModel {
-  return { user: { id: row.userId }, role: row.role === 'owner' ? 'OWNER' : 'MEMBER', joinedAt: row.joinedAt, joinedMillis: row.joinedMillis, readSeq: row.readSeq };
+  const joinedAt = new Date(row.joinedMillis).toISOString();
+  return { user: { id: row.userId }, role: row.role === 'owner' ? 'OWNER' : 'MEMBER', joinedAt, joinedMillis: row.joinedMillis, readSeq: row.readSeq };
 }
 
 export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' | 'historyVisibility' | 'members'> = {
@@ -52,7 +54,7 @@ export const conversationMembershipFields: Pick<ConversationResolvers, 'myRole' 
   members: async (conversation, args, context) => {
     const { viewerId } = viewerOf(context);
     const first = keysetSize('members', args.first);
-    let after: { joinedAt: string; userId: string } | null = null;
+    let after: MemberPosition | null = null;
     if (args.after !== null && args.after !== undefined) {
       after = decodeMemberCursor(conversation.id, args.after);
       if (after === null) throw badUserInput(`Argument \`after\` is not a members cursor of this conversation: got ${echo(args.after)}.`, 'after');

@@ -1,0 +1,3 @@
+DROP INDEX "members_join_order_idx";--> statement-breakpoint
+ALTER TABLE "members" ADD COLUMN "joined_millis" bigint GENERATED ALWAYS AS ((extract(epoch from date_trunc('milliseconds', "members"."joined_at" at time zone 'UTC')) * 1000)::int8) STORED NOT NULL;--> statement-breakpoint
+CREATE INDEX "members_join_order_idx" ON "members" USING btree ("conv_id","joined_millis","user_id") WHERE "members"."joined_at" > '-infinity'::timestamptz;
