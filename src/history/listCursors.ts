@@ -6,7 +6,7 @@
  * time and message) and a conversation's pins (pin time and seq). Opaque, checksummed, each
  * with its own prefix so one list's cursor is never taken for another's.
  */
-import { decodeOpaque, decodeOpaqueWithTextLast, decodeScoped, encodeOpaque, isUuid, parseSeq, scopeTag } from './opaque.ts';
+import { decodeOpaque, decodeOpaqueWithTextLast, decodeScoped, encodeOpaque, encodeOpaqueAfterLead, isUuid, parseSeq, scopeTag, type TokenLead, tokenLead } from './opaque.ts';
 import { isAcceptedMicros, isAcceptedMillis } from './timeRange.ts';
 import { isValidUserId } from './userId.ts';
 
@@ -26,8 +26,15 @@ export function encodeMemberCursor(convId: string, joinedMillis: number, userId:
   // id last and as it is, ':' included (decodeOpaqueWithTextLast): encoded
   // into base64url on its own first, inside a token that is base64url again,
   // it made each cursor a third longer and cost a Buffer per edge.
-  return encodeOpaque(MEMBERS, [scopeTag(convId), joinedMillis, userId]);
+  return encodeOpaqueAfterLead(memberLead(convId), `${joinedMillis}:${userId}`);
 }
+
+/** The lead of `convId`'s member cursors; the last one made is kept, as every edge of a list names the same conversation. */
+function memberLead(convId: string): TokenLead {
+  if (convId !== lastMemberLead.convId) lastMemberLead = { convId, lead: tokenLead(MEMBERS, [scopeTag(convId)]) };
+  return lastMemberLead.lead;
+}
+let lastMemberLead = { convId: '', lead: tokenLead(MEMBERS, [scopeTag('')]) };
 
 /**
  * The position in `convId`'s member list a cursor names, or null when it is

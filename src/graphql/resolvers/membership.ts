@@ -1,5 +1,6 @@
 /** Group membership: who is in, their roles, what newcomers see, and the changes to all of it. */
 import { conversationGlobalId } from '../../history/globalId.ts';
+import { isoOfMillis } from '../../history/isoMillis.ts';
 import { decodeMemberCursor, encodeMemberCursor } from '../../history/listCursors.ts';
 import {
   addMembers,
@@ -42,7 +43,7 @@ function refusal(outcome: MembershipRefusal, id: string, what: string) {
 
 /** A member row as the API shows it: the join time spelled here, from the milliseconds the row carries (MemberRow). */
 function memberModel(row: MemberRow): MemberModel {
-  const joinedAt = new Date(row.joinedMillis).toISOString();
+  const joinedAt = isoOfMillis(row.joinedMillis);
   return { user: { id: row.userId }, role: row.role === 'owner' ? 'OWNER' : 'MEMBER', joinedAt, joinedMillis: row.joinedMillis, readSeq: row.readSeq };
 }
 
