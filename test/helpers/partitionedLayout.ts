@@ -113,7 +113,12 @@ export async function partitionTables(sql: postgres.Sql, tables: readonly Distri
       for (let i = 0; i < PARTITIONS; i++) {
         await tx.unsafe(`create table public.${partitionName(table, i)} partition of public.${table} for values with (modulus ${PARTITIONS}, remainder ${i})`);
       }
-      await tx.unsafe(`insert into public.${table} select * from public.${heap}`);
+      // Generated columns (members.joined_millis) are made again, never copied.
+      const copied = await tx<{ name: string }[]>`
+        select column_name as name from information_schema.columns
+        where table_schema = 'public' and table_name = ${heap} and is_generated = 'NEVER' order by ordinal_position`;
+      const columns = copied.map((c) => `"${c.name}"`).join(', ');
+      await tx.unsafe(`insert into public.${table} (${columns}) select ${columns} from public.${heap}`);
       await tx.unsafe(`drop table public.${heap}`);
       for (const key of parts.keys) {
         try {
