@@ -7,7 +7,7 @@
  * with its own prefix so one list's cursor is never taken for another's.
  */
 import { decodeOpaque, decodeOpaqueWithTextLast, decodeScoped, encodeOpaque, encodeOpaqueAfterLead, isUuid, parseSeq, scopeTag, type TokenLead, tokenLead } from './opaque.ts';
-import { isAcceptedMicros, isAcceptedMillis } from './timeRange.ts';
+import { isAcceptedMicros, parseAcceptedMillis } from './timeRange.ts';
 import { isValidUserId } from './userId.ts';
 
 const MEMBERS = 'mb3';
@@ -44,10 +44,11 @@ let lastMemberLead = { convId: '', lead: tokenLead(MEMBERS, [scopeTag('')]) };
 export function decodeMemberCursor(convId: string, cursor: string): { joinedMillis: number; userId: string } | null {
   const fields = currentMemberFields(convId, cursor) ?? earlierMemberFields(convId, cursor);
   if (fields === null) return null;
-  const millis = parseSeq(fields.millisText);
   // Every field as a real member's cursor would carry it: a join time Date and
-  // PostgreSQL can both hold, a user id that could exist.
-  if (millis === null || !isAcceptedMillis(millis) || !isValidUserId(fields.userId)) return null;
+  // PostgreSQL can both hold (before 1970 too: a member's join time is
+  // whatever was stored), a user id that could exist.
+  const millis = parseAcceptedMillis(fields.millisText);
+  if (millis === null || !isValidUserId(fields.userId)) return null;
   return { joinedMillis: millis, userId: fields.userId };
 }
 

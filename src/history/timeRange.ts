@@ -12,6 +12,17 @@ export const EARLIEST_MILLIS = -62_135_596_800_000;
 /** 9999-12-31T23:59:59.999Z in milliseconds since the Unix epoch. */
 export const LATEST_MILLIS = 253_402_300_799_999;
 
+/**
+ * `text` as milliseconds since the Unix epoch, in canonical decimal (a minus
+ * before 1970, no leading zeros, no `-0`), when inside the accepted range;
+ * else null.
+ */
+export function parseAcceptedMillis(text: string): number | null {
+  if (!/^(0|-?[1-9][0-9]{0,14})$/.test(text)) return null;
+  const millis = Number(text);
+  return isAcceptedMillis(millis) ? millis : null;
+}
+
 /** Whether `millis` (since the Unix epoch) is a whole number inside the accepted range. */
 export function isAcceptedMillis(millis: number): boolean {
   return Number.isInteger(millis) && millis >= EARLIEST_MILLIS && millis <= LATEST_MILLIS;

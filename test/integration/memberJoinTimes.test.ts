@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.ts';
 import { createRunner, type SqlRunner } from '../../src/db/runner.ts';
+import { decodeMemberCursor, encodeMemberCursor } from '../../src/history/listCursors.ts';
 import { listMembers, type MemberPosition } from '../../src/store/members.ts';
 import { backends, openTestDatabase } from '../helpers/database.ts';
 
@@ -62,6 +63,22 @@ describe.each(backends)('Member join times in the member list (%s)', (backend) =
       seen.push(first.userId);
       // What decodeMemberCursor answers for a cursor made from this row.
       after = { joinedMillis: first.joinedMillis, userId: first.userId };
+    }
+    expect(seen).toEqual(JOINED.map((_, k) => `member-${k}`));
+  });
+
+  it('pages through every member once by the cursors the API makes and reads, members who joined before 1970 included', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let step = 0; step <= JOINED.length; step++) {
+      const after = cursor === null ? null : decodeMemberCursor(CONV, cursor);
+      if (cursor !== null && after === null) throw new Error(`the cursor after ${seen.at(-1)} was refused`);
+      const page = await listMembers(db, 'member-0', CONV, after, 1);
+      if (page.kind !== 'members') throw new Error('the viewer is a member');
+      const [first] = page.rows;
+      if (first === undefined) break;
+      seen.push(first.userId);
+      cursor = encodeMemberCursor(CONV, first.joinedMillis, first.userId);
     }
     expect(seen).toEqual(JOINED.map((_, k) => `member-${k}`));
   });

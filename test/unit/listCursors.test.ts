@@ -16,6 +16,7 @@ import {
 } from '../../src/history/listCursors.ts';
 import { fnv1a32 } from '../../src/history/checksum.ts';
 import { encodeOpaque, scopeTag } from '../../src/history/opaque.ts';
+import { EARLIEST_MILLIS, LATEST_MILLIS } from '../../src/history/timeRange.ts';
 
 const CONV = '0b9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d40';
 const OTHER = '1c9b1c4e-2f43-4a57-9d8e-3c1f7a6b5d41';
@@ -72,21 +73,20 @@ describe.each([
 ])('member cursors ($version) forged with a correct checksum (cursors are not signed)', ({ version, scope, userIdField }) => {
   const forged = (convId: string, millis: string | number, userIdText: string) => encodeOpaque(version, [scope(convId), millis, userIdText]);
 
-  it('accept the first and last join times that Date and PostgreSQL both hold', () => {
-    expect([
-      decodeMemberCursor(CONV, forged(CONV, 0, userIdField('alice'))),
-      decodeMemberCursor(CONV, forged(CONV, 253_402_300_799_999, userIdField('alice'))),
-    ]).toEqual([
-      { joinedMillis: 0, userId: 'alice' },
-      { joinedMillis: 253_402_300_799_999, userId: 'alice' },
-    ]);
+  it('accept the first and last join times the API accepts, and those around the epoch', () => {
+    const accepted = [EARLIEST_MILLIS, -1, 0, LATEST_MILLIS];
+    expect(accepted.map((millis) => decodeMemberCursor(CONV, forged(CONV, millis, userIdField('alice'))))).toEqual(
+      accepted.map((joinedMillis) => ({ joinedMillis, userId: 'alice' })),
+    );
   });
 
   it.each([
     ['a join time past 9999-12-31', forged(CONV, 253_402_300_800_000, userIdField('alice'))],
     ['a join time past what a Date holds', forged(CONV, '8640000000000001', userIdField('alice'))],
     ['a join time beyond 2^53', forged(CONV, '99999999999999999999', userIdField('alice'))],
-    ['a negative join time', forged(CONV, -1, userIdField('alice'))],
+    ['a join time before 0001-01-01', forged(CONV, EARLIEST_MILLIS - 1, userIdField('alice'))],
+    ['a join time of -0', forged(CONV, '-0', userIdField('alice'))],
+    ['a negative join time with a leading zero', forged(CONV, '-01', userIdField('alice'))],
     ['a join time with a leading zero', forged(CONV, '01764547200000', userIdField('alice'))],
     ['an empty user id', forged(CONV, 0, '')],
     ['a user id with a NUL byte', forged(CONV, 0, userIdField('a\u0000b'))],
