@@ -77,7 +77,7 @@ export interface TokenLead {
 
 /** The lead `prefix:parts…:` of tokens made by `encodeOpaqueAfterLead`. */
 export function tokenLead(prefix: string, parts: readonly string[]): TokenLead {
-  const text = `${prefix}:${parts.join(':')}:`;
+  const text = `${[prefix, ...parts].join(':')}:`;
   return { text, hash: fnv1a32(text) };
 }
 

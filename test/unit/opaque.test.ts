@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fnv1a32 } from '../../src/history/checksum.ts';
-import { decodeOpaque, encodeOpaque, encodeOpaqueAfter, isUuid, MAX_TOKEN_LENGTH, opaqueHead, parseSeq } from '../../src/history/opaque.ts';
+import { decodeOpaque, encodeOpaque, encodeOpaqueAfter, encodeOpaqueAfterLead, isUuid, MAX_TOKEN_LENGTH, opaqueHead, parseSeq, tokenLead } from '../../src/history/opaque.ts';
 
 const UUID = '3f2c8a9e-1b4d-4c6e-9f00-a1b2c3d4e5f6';
 const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -206,5 +206,17 @@ describe('parseSeq', () => {
   it('refuses every non-canonical spelling', () => {
     const spellings = ['', '00', '01', '-1', '-0', '+1', '1.0', '1.5', '1e3', '0x10', ' 1', '1 ', 'one', '١'];
     expect(spellings.map(parseSeq)).toEqual(spellings.map(() => null));
+  });
+});
+
+describe('tokenLead and encodeOpaqueAfterLead', () => {
+  it('spell exactly what encodeOpaque spells, whatever the lead and the text after it', () => {
+    const leads: [string, string[]][] = [['mb3', ['zedg4']], ['x', []], ['mb3', ['a', 'b']], ['p', ['用户']]];
+    const rests: string[][] = [['0', 'alice'], ['-62135596800000', 'auth0|x:y'], ['1796423919586', '用户😀'], ['7', 'z'.repeat(1100)], ['']];
+    for (const [prefix, parts] of leads) {
+      for (const rest of rests) {
+        expect(encodeOpaqueAfterLead(tokenLead(prefix, parts), rest.join(':'))).toBe(encodeOpaque(prefix, [...parts, ...rest]));
+      }
+    }
   });
 });
