@@ -7,7 +7,6 @@ import { listMembers } from '../../src/store/members.ts';
 // them in join order itself, whatever order they arrive in, and keeps the
 // statement's order among members who joined in the same millisecond.
 const member = (userId: string, joinedMillis: number) => ({
-  viewer: 'u0',
   userId,
   role: 'member',
   joinedMillis,
