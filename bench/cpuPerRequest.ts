@@ -1,8 +1,9 @@
 /**
- * Where a page request's CPU goes, on both sides of the database connection:
- * `npm run bench:cpu -- <scenario> [seconds] [slices] [workers]` serves the
- * bench data with a fresh server (BENCH_WORKERS-style worker count, default
- * 1), loads it with one page scenario from this process (4 connections), and
+ * Where a page request's (or a send's) CPU goes, on both sides of the
+ * database connection: `npm run bench:cpu -- <scenario> [seconds] [slices]
+ * [workers]` serves the bench data with a fresh server (BENCH_WORKERS-style
+ * worker count, default 1), loads it with one page or send scenario from
+ * this process (4 connections), and
  * prints, for each slice, the rate, the server's CPU per request and
  * PostgreSQL's (the CPU of every client backend of the database, from
  * /proc, so Linux only and PostgreSQL on this box).
@@ -17,10 +18,15 @@
 import postgres from 'postgres';
 import { BENCH_SECRET, processCpuMs, serverCpuMs, startBenchServer } from './benchServer.ts';
 import { runGraphQLLoad } from './graphqlLoad.ts';
-import { benchUserTokens, type PageScenario, pageRequest } from './scenarios.ts';
+import { benchUserTokens, type PageScenario, pageRequest, type ScenarioRequest, type SendScenario, sendRequest } from './scenarios.ts';
 
-const SCENARIOS: readonly PageScenario[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around'];
-const CONNECTIONS = 4;
+const SCENARIOS: readonly (PageScenario | SendScenario)[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around', 'send-hot', 'send-spread'];
+
+/** The next request of `scenario`, a page read or a send. */
+function nextRequest(scenario: PageScenario | SendScenario): ScenarioRequest {
+  return scenario === 'send-hot' || scenario === 'send-spread' ? sendRequest(scenario) : pageRequest(scenario);
+}
+const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 4);
 
 /** CPU time so far (user and system, ms) of each client backend of the current database but this connection's. */
 async function backendCpuMs(sql: postgres.Sql): Promise<Map<number, number>> {
@@ -47,7 +53,7 @@ function spentBetween(before: Map<number, number>, after: Map<number, number>): 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
   const [scenario = 'random-newest', secondsArg = '4', slicesArg = '3', workersArg = '1'] = process.argv.slice(2);
-  if (url === undefined || !SCENARIOS.includes(scenario as PageScenario)) {
+  if (url === undefined || !SCENARIOS.includes(scenario as PageScenario | SendScenario)) {
     console.error(`usage: DATABASE_URL=… npm run bench:cpu -- <${SCENARIOS.join('|')}> [seconds per slice] [slices] [workers]`);
     process.exit(2);
   }
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
         seconds,
         label: scenario,
         next: () => {
-          const request = pageRequest(scenario as PageScenario);
+          const request = nextRequest(scenario as PageScenario | SendScenario);
           return { body: request.body, token: tokens.get(request.userId)! };
         },
       });
