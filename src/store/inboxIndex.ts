@@ -86,6 +86,19 @@ export function fanOutActivity(conv: Aliased<typeof conversations>, convId: Oper
 }
 
 /**
+ * `fanOutActivity` for a CTE `conv` of several bumped conversations, all
+ * among the bound `convIds` (a uuid array): each one's members' inbox rows
+ * follow its activity, nothing for the large ones. The members are found
+ * by each `conv` row, so a large conversation's are never read, and within
+ * the bound ids, so a partitioned or distributed table prunes by them.
+ */
+export function fanOutActivityOfMany(conv: Aliased<typeof conversations>, convIds: SQL): SQL {
+  return sql`update ${userInbox} ${ui} set ${bare(ui.activityAt)} = ${conv.lastActivityAt}
+      from ${conv} join ${members} ${mb} on ${mb.convId} = ${conv.id} and ${mb.convId} = any(${convIds})
+      where not ${conv.large} and ${ui.userId} = ${mb.userId} and ${ui.convId} = ${conv.id}`;
+}
+
+/**
  * Marks group `convId` large once it has more than `LARGE_GROUP_MEMBERS`
  * members, and nulls its members' inbox activity (the inbox reads it from
  * the conversation from then on). Run after adding members, under the

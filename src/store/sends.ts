@@ -11,7 +11,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import { conversations, members, messageBodies, messages } from '../db/schema.ts';
 import type { SqlRunner } from '../db/runner.ts';
 import { searchVector } from '../history/searchText.ts';
-import { fanOutActivity } from './inboxIndex.ts';
+import { fanOutActivity, fanOutActivityOfMany } from './inboxIndex.ts';
 import { insertMentions } from './mentions.ts';
 import type { Publisher } from './notify.ts';
 import { NOT_FOUND, type NotFound } from './outcome.ts';
@@ -83,7 +83,7 @@ const sendStatement = (mentioning: boolean) => statement<SendValues>(
 const send = sendStatement(false);
 const sendMentioning = sendStatement(true);
 
-interface BatchValues {
+interface BatchToOneValues {
   convId: string;
   senderIds: string[];
   clientMsgIds: string[];
@@ -97,9 +97,10 @@ interface BatchValues {
  * Several sends to one conversation as one statement: the send statement's
  * steps, once, for every request whose sender is a member (`sent`, numbered
  * in request order), the counter moved by their number, their seqs the new
- * top's last ones in that order. One row lock, one commit flush.
+ * top's last ones in that order. One row lock, one commit flush. Its
+ * conversation is bound, so it routes to that conversation's shard alone.
  */
-const sendBatch = statement<BatchValues>(
+const sendBatchToOne = statement<BatchToOneValues>(
   (v) => sql`with sent as (
           select s.sender_id, s.client_msg_id, s.text, s.search_terms, s.reply_to_seq, s.thread_root_seq,
                  row_number() over (order by s.n) as k
@@ -122,6 +123,64 @@ const sendBatch = statement<BatchValues>(
           insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
           select ${m.convId}, ${m.seq}, sent.text, sent.search_terms
           from ${m} join sent on sent.sender_id = ${m.senderId} and sent.client_msg_id = ${m.clientMsgId})
+        select ${messageColumns(m)}, ${m.clientMsgId} as "clientMsgId" from ${m}`,
+);
+
+interface BatchToManyValues extends Omit<BatchToOneValues, 'convId'> {
+  /** The distinct conversations of the batch, named on `conversations` and on the members the inbox step reads. */
+  convIds: string[];
+  /** Each send's conversation, sorted. */
+  sendConvIds: string[];
+}
+
+/**
+ * Sends to several conversations as one statement: the send
+ * statement's steps, once, for every request whose sender is a member
+ * (`sent`, numbered per conversation in request order), each conversation's
+ * counter moved by its number, their seqs its new top's last ones in that
+ * order. One commit flush for all of them.
+ *
+ * The conversations' row locks are taken in conversation id order (both
+ * sides of the update's join come in that order: `counts` sorted, and the
+ * index scan of `= any`, which reads its keys sorted): two batches sharing
+ * conversations, in two server processes, wait for each other rather than
+ * deadlock. The conversations are named on `conversations` and on the
+ * members the inbox step reads, so those prune to their shards; each
+ * sender's membership is probed by its own key (see below), which prunes
+ * nothing at plan time.
+ */
+const sendBatchToMany = statement<BatchToManyValues>(
+  (v) => sql`with sent as (
+          select s.conv_id, s.sender_id, s.client_msg_id, s.text, s.search_terms, s.reply_to_seq, s.thread_root_seq,
+                 row_number() over (partition by s.conv_id order by s.n) as k
+          from unnest(${v.sendConvIds}::uuid[], ${v.senderIds}::text[], ${v.clientMsgIds}::text[], ${v.texts}::text[], ${v.searchTerms}::tsvector[],
+                      ${v.replyToSeqs}::int8[], ${v.threadRootSeqs}::int8[])
+            with ordinality as s(conv_id, sender_id, client_msg_id, text, search_terms, reply_to_seq, thread_root_seq, n)
+          -- Each sender's membership probed by its key (a lateral subquery
+          -- with a limit stays a per-row probe): as a join or an IN, the plan
+          -- read every member of the batch's conversations (all 10,000 of a
+          -- large group's), or every membership of a sender.
+          cross join lateral (
+            select from ${members} ${mb}
+            where ${mb.convId} = s.conv_id and ${mb.userId} = s.sender_id
+            limit 1) member),
+        counts as (select conv_id, count(*) as n from sent group by conv_id order by conv_id),
+        ${conv} as (
+          update ${conversations} ${c} set ${bare(c.maxSeq)} = ${c.maxSeq} + counts.n,
+            ${bare(c.lastActivityAt)} = greatest(${c.lastActivityAt}, now())
+          from counts
+          where ${c.id} = any(${v.convIds}::uuid[]) and ${c.id} = counts.conv_id
+          returning ${c.id}, ${c.maxSeq}, ${c.lastActivityAt}, ${c.large}, counts.n),
+        inboxed as (${fanOutActivityOfMany(conv, sql`${v.convIds}::uuid[]`)}),
+        ${m} as (
+          insert into ${messages} (${bareList(messages.convId, messages.seq, messages.senderId, messages.clientMsgId, messages.createdAt, messages.replyToSeq, messages.threadRootSeq)})
+          select ${conv.id}, ${conv.maxSeq} - ${conv}.n + sent.k, sent.sender_id, sent.client_msg_id, ${conv.lastActivityAt}, sent.reply_to_seq, sent.thread_root_seq
+          from ${conv} join sent on sent.conv_id = ${conv.id}
+          returning *),
+        body as (
+          insert into ${messageBodies} (${bareList(messageBodies.convId, messageBodies.seq, messageBodies.text, messageBodies.searchTerms)})
+          select ${m.convId}, ${m.seq}, sent.text, sent.search_terms
+          from ${m} join sent on sent.conv_id = ${m.convId} and sent.sender_id = ${m.senderId} and sent.client_msg_id = ${m.clientMsgId})
         select ${messageColumns(m)}, ${m.clientMsgId} as "clientMsgId" from ${m}`,
 );
 
@@ -153,37 +212,57 @@ export interface SendRequest {
   mentions: MentionsToStore;
 }
 
-/** A send `sendTogether` can store: one that mentions no one. */
-export type PlainSend = Omit<SendRequest, 'mentions'>;
-
 /** The live event of a stored message. */
 const sentEvent = (message: MessageRow) => ({ convId: message.convId, kind: 'sent' as const, seq: message.seq, toSeq: message.seq, userId: null, changeSeq: null });
 
+/** A send `sendTogether` stores: one that mentions no one, and its conversation. */
+export interface PlainSendTo extends Omit<SendRequest, 'mentions'> {
+  convId: string;
+}
+
+/** One send's key among a batch's: sender and client id are unique in a conversation. */
+const sendKey = (convId: string, senderId: string, clientMsgId: string) => `${convId}\u0000${senderId}\u0000${clientMsgId}`;
+
+/** Each send of a batch, as parallel arrays. */
+type EachSend = Omit<BatchToOneValues, 'convId'>;
+
+/** The rows of `sendBatchToOne`: the sends of `each`, all to `convId`. */
+function storeInOne(db: SqlRunner, convId: string, each: EachSend): Promise<(MessageRow & { clientMsgId: string })[]> {
+  return db.rows(sendBatchToOne({ convId, ...each }));
+}
+
+/** The rows of `sendBatchToMany`: the sends of `each`, to `sendConvIds` (sorted), whose distinct ids are `convIds`. */
+function storeAcross(db: SqlRunner, convIds: string[], sendConvIds: string[], each: EachSend): Promise<(MessageRow & { clientMsgId: string })[]> {
+  return db.rows(sendBatchToMany({ convIds, sendConvIds, ...each }));
+}
+
 /**
- * Stores `sends` to conversation `convId` in one statement, seqs in their
- * order, and hands the stored ones to `publisher` once committed; answers
- * each one's outcome in the same order (`NotFound` for a sender who is not
- * a member). Throws if the statement fails, storing none of them: a retry
- * among them meeting its first copy, for one. The caller then stores each
- * alone, with `sendMessage`, for its own answer.
+ * Stores `sends` (to one conversation or several) in one statement, seqs in
+ * their order within each conversation, and hands the stored ones to
+ * `publisher` once committed; answers each one's outcome in the same order
+ * (`NotFound` for a sender who is not a member). Throws if the statement
+ * fails, storing none of them: a retry among them meeting its first copy,
+ * for one. The caller then stores each alone, with `sendMessage`, for its
+ * own answer.
  */
-export async function sendTogether(db: SqlRunner, publisher: Publisher, convId: string, sends: readonly PlainSend[]): Promise<SendOutcome[]> {
-  const rows = await db.rows<MessageRow & { clientMsgId: string }>(
-    sendBatch({
-      convId,
-      senderIds: sends.map((s) => s.senderId),
-      clientMsgIds: sends.map((s) => s.clientMsgId),
-      texts: sends.map((s) => s.text),
-      searchTerms: sends.map((s) => searchVector(convId, s.text)),
-      replyToSeqs: sends.map((s) => s.reply?.replyToSeq ?? null),
-      threadRootSeqs: sends.map((s) => s.reply?.threadRootSeq ?? null),
-    }),
-  );
-  const stored = new Map(rows.map((row) => [`${row.senderId}\u0000${row.clientMsgId}`, messageRowOf(row)] as const));
-  const messages = [...stored.values()].sort((a, b) => a.seq - b.seq);
+export async function sendTogether(db: SqlRunner, publisher: Publisher, sends: readonly PlainSendTo[]): Promise<SendOutcome[]> {
+  // By conversation, stable within one: the order the row locks are taken in (see sendBatchToMany).
+  const ordered = [...sends].sort((a, b) => (a.convId < b.convId ? -1 : a.convId > b.convId ? 1 : 0));
+  const convIds = [...new Set(ordered.map((s) => s.convId))];
+  const each: EachSend = {
+    senderIds: ordered.map((s) => s.senderId),
+    clientMsgIds: ordered.map((s) => s.clientMsgId),
+    texts: ordered.map((s) => s.text),
+    searchTerms: ordered.map((s) => searchVector(s.convId, s.text)),
+    replyToSeqs: ordered.map((s) => s.reply?.replyToSeq ?? null),
+    threadRootSeqs: ordered.map((s) => s.reply?.threadRootSeq ?? null),
+  };
+  const rows = convIds.length === 1 ? await storeInOne(db, convIds[0]!, each) : await storeAcross(db, convIds, ordered.map((s) => s.convId), each);
+  const stored = new Map(rows.map((row) => [sendKey(row.convId, row.senderId, row.clientMsgId), messageRowOf(row)] as const));
+  const messages = [...stored.values()].sort((a, b) => (a.convId < b.convId ? -1 : a.convId > b.convId ? 1 : a.seq - b.seq));
   publisher.publish(messages.map(sentEvent));
   return sends.map((s): SendOutcome => {
-    const message = stored.get(`${s.senderId}\u0000${s.clientMsgId}`);
+    const message = stored.get(sendKey(s.convId, s.senderId, s.clientMsgId));
     return message === undefined ? NOT_FOUND : { kind: 'stored', message };
   });
 }

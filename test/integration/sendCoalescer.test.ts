@@ -1,9 +1,9 @@
 /**
- * Group commit of one conversation's sends (src/store/sendCoalescer.ts):
- * sends that overlap are stored together by one statement, each still
- * answered as if alone (its own message, a retry its first copy, a
- * non-member not found), with seqs dense in the order they were asked and
- * every stored one announced once.
+ * Group commit of a process's sends (src/store/sendCoalescer.ts): sends
+ * that overlap, to one conversation or several, are stored together by one
+ * statement, each still answered as if alone (its own message, a retry its
+ * first copy, a non-member not found), with seqs dense in the order they
+ * were asked in each conversation and every stored one announced once.
  */
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
@@ -12,9 +12,9 @@ import type { DatabaseHandle } from '../../src/db/client.ts';
 import { createRunner, type SqlRunner } from '../../src/db/runner.ts';
 import { createGroup } from '../../src/store/conversations.ts';
 import type { Notice, Publisher } from '../../src/store/notify.ts';
-import { createSendCoalescer, MAX_TOGETHER } from '../../src/store/sendCoalescer.ts';
-import type { SendRequest } from '../../src/store/sends.ts';
-import { backends, openTestDatabase } from '../helpers/database.ts';
+import { createSendCoalescer, MAX_IN_FLIGHT, MAX_TOGETHER } from '../../src/store/sendCoalescer.ts';
+import type { SendOutcome, SendRequest } from '../../src/store/sends.ts';
+import { backends, openTestDatabase, postgresOnly } from '../helpers/database.ts';
 
 const request = (senderId: string, clientMsgId: string, reply: SendRequest['reply'] = null): SendRequest => ({
   senderId,
@@ -23,6 +23,33 @@ const request = (senderId: string, clientMsgId: string, reply: SendRequest['repl
   reply,
   mentions: { userIds: [], everyone: false },
 });
+
+/** `db`, counting the statements it has running at once (`most`) and keeping each one's error. */
+function watched(db: SqlRunner): { runner: SqlRunner; most: () => number; errors: unknown[] } {
+  let running = 0;
+  let most = 0;
+  const errors: unknown[] = [];
+  const runner: SqlRunner = {
+    async rows(query) {
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        return await db.rows(query);
+      } catch (error) {
+        errors.push(error);
+        throw error;
+      } finally {
+        running -= 1;
+      }
+    },
+    transaction: (work) => db.transaction(work),
+  };
+  return { runner, most: () => most, errors };
+}
+
+/** The seqs stored for `convId` among `outcomes`, in the order the sends were asked. */
+const seqsIn = (outcomes: SendOutcome[], convId: string) =>
+  outcomes.flatMap((o) => (o.kind === 'stored' && o.message.convId === convId ? [o.message.seq] : []));
 
 describe.each(backends)('Sends stored together (%s)', (backend) => {
   let database: DatabaseHandle;
@@ -151,6 +178,92 @@ describe.each(backends)('Sends stored together (%s)', (backend) => {
     expect(mentioned.map((r) => r.user_id)).toEqual(['bob']);
     const seqs = outcomes.flatMap((o) => (o.kind === 'stored' ? [o.message.seq] : [])).sort((a, b) => a - b);
     expect(seqs).toEqual([1, 2, 3, 4]);
+  });
+
+  it('stores overlapping sends to many conversations together, at most MAX_IN_FLIGHT statements at once, seqs dense in each in the order asked', async () => {
+    const convIds: string[] = [];
+    for (let k = 0; k < 12; k++) convIds.push(await createGroup(db, 'alice', `spread-${k}`, ['bob', 'carol']));
+    const together: number[] = [];
+    const sends = createSendCoalescer(publisher, (stored) => together.push(stored));
+    const { runner, most } = watched(db);
+    published.length = 0;
+    // Three rounds over the twelve conversations, all asked at once.
+    const asked = Array.from({ length: 36 }, (_, i) => ({ convId: convIds[i % 12]!, sender: ['alice', 'bob', 'carol'][Math.floor(i / 12)]! }));
+    const outcomes = await Promise.all(asked.map(({ convId, sender }, i) => sends.send(runner, convId, request(sender, `s-${i}`))));
+    expect(outcomes.every((o) => o.kind === 'stored')).toBe(true);
+    for (const convId of convIds) {
+      expect(seqsIn(outcomes, convId)).toEqual([1, 2, 3]);
+      const stored = outcomes.flatMap((o) => (o.kind === 'stored' && o.message.convId === convId ? [o.message.senderId] : []));
+      expect(stored).toEqual(['alice', 'bob', 'carol']);
+    }
+    expect(together.reduce((sum, n) => sum + n, 0)).toBe(36);
+    expect(together.length).toBeLessThan(36);
+    expect(Math.max(...together)).toBeGreaterThan(1);
+    expect(most()).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+    expect(published).toHaveLength(36);
+    // Each body and each member's inbox row came with its message.
+    const bodies = await db.rows<{ n: number }>(
+      sql`select count(*)::int as n from message_bodies b join messages m on m.conv_id = b.conv_id and m.seq = b.seq
+          where b.conv_id = any(${sql.param(convIds)}::uuid[]) and b.text = 'text of ' || m.client_msg_id`,
+    );
+    expect(bodies[0]!.n).toBe(36);
+    const stale = await db.rows<{ n: number }>(
+      sql`select count(*)::int as n from user_inbox ui join conversations c on c.id = ui.conv_id
+          where ui.conv_id = any(${sql.param(convIds)}::uuid[]) and ui.activity_at is distinct from c.last_activity_at`,
+    );
+    expect(stale[0]!.n).toBe(0);
+  });
+
+  it('answers a stranger in a batch across conversations with not found, storing the others without a hole', async () => {
+    const [x, y, a, b] = [
+      await createGroup(db, 'alice', 'x', ['bob']),
+      await createGroup(db, 'alice', 'y', ['bob']),
+      await createGroup(db, 'alice', 'a', ['bob']),
+      await createGroup(db, 'alice', 'b', ['bob']),
+    ];
+    const together: number[] = [];
+    const sends = createSendCoalescer(publisher, (stored) => together.push(stored));
+    published.length = 0;
+    // Two alone fill the slots; the five behind them wait and go as one statement.
+    const outcomes = await Promise.all([
+      sends.send(db, x!, request('alice', 'x-0')),
+      sends.send(db, y!, request('alice', 'y-0')),
+      sends.send(db, a!, request('alice', 'a-0')),
+      sends.send(db, b!, request('bob', 'b-0')),
+      sends.send(db, b!, request('mallory', 'b-1')),
+      sends.send(db, a!, request('bob', 'a-1', { replyToSeq: 1, threadRootSeq: 1 })),
+      sends.send(db, b!, request('alice', 'b-2')),
+    ]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['stored', 'stored', 'stored', 'stored', 'not-found', 'stored', 'stored']);
+    expect([...together].sort((p, q) => p - q)).toEqual([1, 1, 5]);
+    expect(seqsIn(outcomes, a!)).toEqual([1, 2]);
+    expect(seqsIn(outcomes, b!)).toEqual([1, 2]);
+    const reply = outcomes[5]!;
+    expect(reply.kind === 'stored' && [reply.message.replyToSeq, reply.message.threadRootSeq]).toEqual([1, 1]);
+    expect(published).toHaveLength(6);
+  });
+
+  postgresOnly(backend)('takes the row locks of a batch in one order: two processes storing the same conversations in opposite orders never deadlock', async () => {
+    const convIds: string[] = [];
+    for (let k = 0; k < 8; k++) convIds.push(await createGroup(db, 'alice', `both-${k}`, ['bob']));
+    const blockers = [await createGroup(db, 'alice', 'block-0', ['bob']), await createGroup(db, 'alice', 'block-1', ['bob'])];
+    // Two coalescers stand for two server processes, each on its own connections.
+    const first = { sends: createSendCoalescer(publisher), watch: watched(db) };
+    const second = { sends: createSendCoalescer(publisher), watch: watched(db) };
+    const round = (who: typeof first, order: string[], tag: string) => [
+      ...blockers.map((convId, i) => who.sends.send(who.watch.runner, convId, request('alice', `${tag}-block-${i}`))),
+      ...order.map((convId, i) => who.sends.send(who.watch.runner, convId, request('bob', `${tag}-${i}`))),
+    ];
+    for (let r = 0; r < 10; r++) {
+      const outcomes = await Promise.all([...round(first, convIds, `p${r}`), ...round(second, [...convIds].reverse(), `q${r}`)]);
+      expect(outcomes.every((o) => o.kind === 'stored')).toBe(true);
+    }
+    // A deadlock would have failed a batch (each of its sends then stored alone): none failed.
+    expect([...first.watch.errors, ...second.watch.errors]).toEqual([]);
+    const seqs = await db.rows<{ conv_id: string; seqs: number[] }>(
+      sql`select conv_id, array_agg(seq::int order by seq) as seqs from messages where conv_id = any(${sql.param(convIds)}::uuid[]) group by conv_id`,
+    );
+    expect(seqs.map((row) => row.seqs)).toEqual(convIds.map(() => Array.from({ length: 20 }, (_, i) => i + 1)));
   });
 
   it('rejects each send of a failed statement with its own error when storing it alone fails too', async () => {

@@ -23,7 +23,8 @@ import type { RoutedStatement } from '../helpers/routing.ts';
  * statement on one conversation (pages, jumps, sends, retries, revokes,
  * hides, clears, the change feed, edits, replies, reactions, pins, stars,
  * mentions, receipts, members, archived bodies, live events) and the
- * multi-conversation ones (inbox, search, purge, erasure, lists by user).
+ * multi-conversation ones (inbox, search, purge, erasure, lists by user,
+ * sends to several conversations stored together).
  * Left out: files that assert on plans, whose relations are partitions
  * here (membership, receipts, hiddenPages, threadPageCost, searchFilters),
  * purge.test.ts, which took 4 minutes on this layout (the purge's
@@ -34,6 +35,8 @@ const FILES = [
   'pages',
   'around',
   'sends',
+  // Sends to several conversations stored as one statement (storeAcross).
+  'sendCoalescer',
   'views',
   'conversations',
   'edits',
@@ -78,6 +81,8 @@ const MULTI_CONVERSATION: Record<string, string> = {
   'store/lifecycle.ts eraseUser': "erasure: a user's messages and reactions in every conversation",
   'store/lifecycle.ts purgeMessages': 'purge of listed messages, in any conversations',
   'store/hides.ts hideMessages': 'deleteMessagesForMe of listed messages, in any conversations',
+  'store/sends.ts storeAcross':
+    "a process's overlapping sends to several conversations, stored together (store/sendCoalescer.ts); each sender's membership is probed by its key, so the plan names every member shard. On Citus, a batch would be split by shard",
   'store/changes.ts recordChanges': 'change-feed entries of what one mutation did, in any conversations (hides, purges, erasure)',
 };
 
@@ -112,7 +117,7 @@ const KEYED_BATCHES: Record<string, string> = {
  */
 const ONE_CONVERSATION_MANY_USERS: Record<string, string> = {
   'store/sends.ts sendMessage': "a send to a group of up to 50 members moves their inbox rows (store/inboxIndex.ts)",
-  'store/sends.ts sendTogether': 'the same, for the sends to one conversation stored together (store/sendCoalescer.ts)',
+  'store/sends.ts storeInOne': 'the same, for the sends to one conversation stored together (store/sendCoalescer.ts)',
   'store/conversations.ts createGroup': "a new group's members get their inbox rows",
   'store/members.ts addMembers': 'new members get their inbox rows',
   'store/inboxIndex.ts markLargeIfGrownPast': "a group grown past 50 members: its members' inbox rows read from the conversation from then on",
