@@ -3,10 +3,10 @@
  * database connection: `npm run bench:cpu -- <scenario> [seconds] [slices]
  * [workers]` serves the bench data with a fresh server (BENCH_WORKERS-style
  * worker count, default 1), loads it with one page or send scenario from
- * this process (4 connections), and
- * prints, for each slice, the rate, the server's CPU per request and
- * PostgreSQL's (the CPU of every client backend of the database, from
- * /proc, so Linux only and PostgreSQL on this box).
+ * this process (`CPU_CONNECTIONS` connections, default 4; the bench's send
+ * rows use 20), and prints, for each slice, the rate, the server's CPU per
+ * request and PostgreSQL's (the CPU of every client backend of the
+ * database, from /proc, so Linux only and PostgreSQL on this box).
  *
  * CPU per request holds on a busy box where rates and latencies do not, and
  * the slices show a fresh server's first seconds apart from its steady
