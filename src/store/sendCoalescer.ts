@@ -12,7 +12,7 @@
  * about 400 raw sends a second on this kind of machine, whatever the
  * connections. Across many conversations, each send alone is a statement,
  * a transaction and a commit for PostgreSQL, and twenty of them at once
- * contend for its locks; stored a few at a time, PostgreSQL spent 30-45%
+ * contend for its locks; stored a few at a time, PostgreSQL spent 33-42%
  * less CPU per send over 1,000 conversations (issue 15's note, measured
  * with `npm run bench:cpu -- send-spread`). A send that finds a slot free
  * (and its conversation free) is stored at once, alone, exactly as before;

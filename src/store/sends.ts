@@ -223,6 +223,9 @@ export interface PlainSendTo extends Omit<SendRequest, 'mentions'> {
 /** One send's key among a batch's: sender and client id are unique in a conversation. */
 const sendKey = (convId: string, senderId: string, clientMsgId: string) => `${convId}\u0000${senderId}\u0000${clientMsgId}`;
 
+/** Orders by conversation id: the order a batch's row locks are taken in. */
+const byConversation = (a: { convId: string }, b: { convId: string }) => (a.convId < b.convId ? -1 : a.convId > b.convId ? 1 : 0);
+
 /** Each send of a batch, as parallel arrays. */
 type EachSend = Omit<BatchToOneValues, 'convId'>;
 
@@ -247,7 +250,7 @@ function storeAcross(db: SqlRunner, convIds: string[], sendConvIds: string[], ea
  */
 export async function sendTogether(db: SqlRunner, publisher: Publisher, sends: readonly PlainSendTo[]): Promise<SendOutcome[]> {
   // By conversation, stable within one: the order the row locks are taken in (see sendBatchToMany).
-  const ordered = [...sends].sort((a, b) => (a.convId < b.convId ? -1 : a.convId > b.convId ? 1 : 0));
+  const ordered = [...sends].sort(byConversation);
   const convIds = [...new Set(ordered.map((s) => s.convId))];
   const each: EachSend = {
     senderIds: ordered.map((s) => s.senderId),
@@ -259,7 +262,7 @@ export async function sendTogether(db: SqlRunner, publisher: Publisher, sends: r
   };
   const rows = convIds.length === 1 ? await storeInOne(db, convIds[0]!, each) : await storeAcross(db, convIds, ordered.map((s) => s.convId), each);
   const stored = new Map(rows.map((row) => [sendKey(row.convId, row.senderId, row.clientMsgId), messageRowOf(row)] as const));
-  const messages = [...stored.values()].sort((a, b) => (a.convId < b.convId ? -1 : a.convId > b.convId ? 1 : a.seq - b.seq));
+  const messages = [...stored.values()].sort((a, b) => byConversation(a, b) || a.seq - b.seq);
   publisher.publish(messages.map(sentEvent));
   return sends.map((s): SendOutcome => {
     const message = stored.get(sendKey(s.convId, s.senderId, s.clientMsgId));
