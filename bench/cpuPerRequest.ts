@@ -2,7 +2,8 @@
  * Where a page request's (or a send's) CPU goes, on both sides of the
  * database connection: `npm run bench:cpu -- <scenario> [seconds] [slices]
  * [workers]` serves the bench data with a fresh server (BENCH_WORKERS-style
- * worker count, default 1), loads it with one page or send scenario from
+ * worker count, default 1), loads it with one page, send or search
+ * scenario (`search`: the search row's plain searches, as its user) from
  * this process (`CPU_CONNECTIONS` connections, default 4; the bench's send
  * rows use 20), and prints, for each slice, the rate, the server's CPU per
  * request and PostgreSQL's (the CPU of every client backend of the
@@ -18,12 +19,17 @@
 import postgres from 'postgres';
 import { BENCH_SECRET, processCpuMs, serverCpuMs, startBenchServer } from './benchServer.ts';
 import { runGraphQLLoad } from './graphqlLoad.ts';
-import { benchUserTokens, type PageScenario, pageRequest, type ScenarioRequest, type SendScenario, sendRequest } from './scenarios.ts';
+import { benchUserTokens, type PageScenario, pageRequest, type SendScenario, sendRequest } from './scenarios.ts';
+import { searchBenchBody } from './search.ts';
+import { signToken } from '../src/auth/tokens.ts';
+import { SEARCH_BENCH_USER } from '../src/seed/benchData.ts';
 
-const SCENARIOS: readonly (PageScenario | SendScenario)[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around', 'send-hot', 'send-spread'];
+type Scenario = PageScenario | SendScenario | 'search';
+const SCENARIOS: readonly Scenario[] = ['random-newest', 'hot-newest', 'hot-deep', 'hot-around', 'send-hot', 'send-spread', 'search'];
 
-/** The next request of `scenario`, a page read or a send. */
-function nextRequest(scenario: PageScenario | SendScenario): ScenarioRequest {
+/** The next request of `scenario`, a page read, a send or a search: who asks and the body. */
+function nextRequest(scenario: Scenario): { userId: string; body: string } {
+  if (scenario === 'search') return { userId: SEARCH_BENCH_USER, body: searchBenchBody('search') };
   return scenario === 'send-hot' || scenario === 'send-spread' ? sendRequest(scenario) : pageRequest(scenario);
 }
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 4);
@@ -53,12 +59,13 @@ function spentBetween(before: Map<number, number>, after: Map<number, number>): 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
   const [scenario = 'random-newest', secondsArg = '4', slicesArg = '3', workersArg = '1'] = process.argv.slice(2);
-  if (url === undefined || !SCENARIOS.includes(scenario as PageScenario | SendScenario)) {
+  if (url === undefined || !SCENARIOS.includes(scenario as Scenario)) {
     console.error(`usage: DATABASE_URL=… npm run bench:cpu -- <${SCENARIOS.join('|')}> [seconds per slice] [slices] [workers]`);
     process.exit(2);
   }
   const [seconds, slices, workers] = [Number(secondsArg), Number(slicesArg), Number(workersArg)];
   const tokens = await benchUserTokens(BENCH_SECRET);
+  tokens.set(SEARCH_BENCH_USER, await signToken(BENCH_SECRET, SEARCH_BENCH_USER, 3600));
   const sql = postgres(url, { max: 1 });
   console.log(`cpu: starting a server of ${workers} worker(s) on the bench data...`);
   const server = await startBenchServer(url, workers);
@@ -72,7 +79,7 @@ async function main(): Promise<void> {
         seconds,
         label: scenario,
         next: () => {
-          const request = nextRequest(scenario as PageScenario | SendScenario);
+          const request = nextRequest(scenario as Scenario);
           return { body: request.body, token: tokens.get(request.userId)! };
         },
       });

@@ -63,8 +63,8 @@ export interface SearchMeasurement {
 }
 
 let counter = 0;
-/** The next request body of a load kind. */
-function body(kind: LoadKind): string {
+/** The next request body of a load kind (also `npm run bench:cpu -- search`'s, as the search user). */
+export function searchBenchBody(kind: LoadKind): string {
   counter += 1;
   const query = SEARCH_QUERIES[counter % SEARCH_QUERIES.length];
   if (kind === 'search') return JSON.stringify({ query: SEARCH_QUERY, variables: { query } });
@@ -79,7 +79,7 @@ function body(kind: LoadKind): string {
 /** One load process: autocannon as the search user, one JSON LoadResult line. */
 async function loadProcess(kind: LoadKind, url: string, connections: number, seconds: number): Promise<void> {
   const token = await signToken(process.env.JWT_SECRET!, SEARCH_BENCH_USER, 3600);
-  const out = await runGraphQLLoad({ url, connections, seconds, next: () => ({ body: body(kind), token }) });
+  const out = await runGraphQLLoad({ url, connections, seconds, next: () => ({ body: searchBenchBody(kind), token }) });
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
