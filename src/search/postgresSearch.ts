@@ -346,8 +346,6 @@ function olderWords(v: Slots<SearchValues>, conv: ConversationOf, span: Span, fi
     limit ${limit}`;
 }
 
-/** How many of the newest seqs of a span a word search tests row by row before it turns to the buckets. */
-const WALKED_SEQS = 8;
 /** How many buckets (BUCKET_SEQS seqs each) a word search looks in before the words' whole lookup. */
 export const BUCKET_STEPS = 16;
 /**
@@ -363,9 +361,9 @@ const MAX_BUCKETS_A_LOOKUP = 8;
 /**
  * The arms of a word search of scope row `s` in `span`, newest first:
  *
- * 1. a walk of the newest WALKED_SEQS seqs down the primary key, testing
- *    each row: a word the conversation is still using is found in the
- *    first few rows;
+ * 1. a walk of the newest `windowSeqs` seqs down the primary key (the
+ *    heads' RECENT_WINDOW), testing each row: a word the conversation is
+ *    still using is found in the first few rows;
  * 2. the buckets below it (searchBuckets.ts), one GIN scan of "these words
  *    in these buckets" at a time, newest first, in a recursive loop that
  *    stops once it has `span.limit` hits or has looked in BUCKET_STEPS
@@ -378,15 +376,15 @@ const MAX_BUCKETS_A_LOOKUP = 8;
  * every search (in Bind), whether the arm runs or not; five arms of bucket
  * lookups made that 2.8-3.5 ms a search against 0.6.
  *
- * Measured against walking RECENT_WINDOW rows and then reading every match
- * (README, Performance, twentieth session), `npm run bench:cpu -- search`:
- * with 183 non-matching messages atop each of the searcher's 100
- * conversations, 8.0-9.8 ms of PostgreSQL a search against 22-31; with 57
- * and 119 atop (within the old walk's reach) and on a fresh seed, about
- * the same as before.
+ * The walk comes first, as long as before the buckets: shortened to 8 or
+ * 32 rows, with the buckets right below it, the bench's search row ran
+ * 163 req/s against 257 with 48 non-matching messages atop each of the
+ * searcher's 100 conversations (README, Performance, twentieth session).
+ * Past the walk, the buckets replace the whole lookup that every common
+ * word fell to there.
  */
-function wordArms(v: Slots<SearchValues>, conv: ConversationOf, span: Span, filter: SQL[]): SQL[] {
-  const walkLow = sql`greatest(${span.low}, ${span.high} - 1 - ${sql.raw(String(WALKED_SEQS))})`;
+function wordArms(v: Slots<SearchValues>, conv: ConversationOf, span: Span, windowSeqs: SQL, filter: SQL[]): SQL[] {
+  const walkLow = sql`greatest(${span.low}, ${span.high} - 1 - ${windowSeqs})`;
   const walked = candidates('words in window', v, conv, { low: walkLow, high: span.high, limit: span.limit }, filter);
   const top = bucketOf(walkLow);
   const lowest = sql`${top} - ${sql.raw(String(BUCKET_STEPS - 1))}`;
@@ -475,7 +473,7 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   // walk down the primary key), then those below it.
   const walk = (span: Span, windowSeqs: SQL): SQL => {
     let arms: SQL[];
-    if (source === 'words') arms = wordArms(v, conv, span, filter);
+    if (source === 'words') arms = wordArms(v, conv, span, windowSeqs, filter);
     else {
       const windowLow = sql`greatest(${span.low}, ${span.high} - 1 - ${windowSeqs})`;
       arms = [
