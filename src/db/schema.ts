@@ -7,7 +7,6 @@
  * page scans touch only the small fixed-width index rows.
  */
 import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
-import { seqBuckets } from './searchBuckets.ts';
 import {
   bigint,
   boolean,
@@ -209,16 +208,14 @@ export const messageBodies = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.convId, t.seq] }),
-    // One GIN index answers "these words in this conversation" (every
-    // lexeme is behind its conversation's key) and, with its second column
-    // (an expression: each row's seq bucket, see searchBuckets.ts), "these
-    // words in these seqs of it".
+    // One GIN index answers "these words in this conversation": the scope
+    // lexeme is ANDed into each query, so it stays per conversation.
     // fastupdate off: each send's lexemes go into the index itself, not a
     // pending list that every index scan reads whole until a vacuum (or 4 MB
     // of sends) flushes it. A search makes up to one scan per conversation:
     // after the bench's sends, 334 pending pages made each search 120-300 ms
     // instead of 25-40.
-    index('message_bodies_search_idx').using('gin', t.searchTerms, seqBuckets(t.convId, t.seq)).with({ fastupdate: false }),
+    index('message_bodies_search_idx').using('gin', t.searchTerms).with({ fastupdate: false }),
   ],
 );
 

@@ -93,7 +93,7 @@ export const SEARCH_KEY_BYTES = 6;
 /**
  * The prefix every lexeme of conversation `convId` is indexed under: the
  * first 6 bytes of the MD5 of its id in base64, 8 characters (PostgreSQL
- * computes the same in `searchKeySql`, db/searchBuckets.ts); it lengthens
+ * computes the same in `searchKeySql`, postgresSearch.ts); it lengthens
  * every lexeme, so it is kept short. A search
  * always runs per conversation, so keyed lexemes make each GIN lookup read
  * that conversation's postings alone (`<key>消息`), instead of intersecting

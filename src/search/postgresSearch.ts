@@ -12,19 +12,15 @@
  *    at or after `sentBefore`) stops at.
  * 2. `heads`: per conversation, its newest hit: one the viewer may see
  *    (above the floor, not deleted for them, not revoked or erased) that
- *    passes the filter. A walk finds it. With words (`wordArms`): the
- *    newest few rows tested one by one, then the index asked for the
- *    words in one seq bucket, two, four, eight (searchBuckets.ts), then
- *    the whole GIN lookup below those. A word still in use is found in the
- *    first few rows, one the conversation moved on from in a bucket or
- *    two, a rare one's lookup is short. Without words: down the primary
- *    key through the RECENT_WINDOW seqs below the stop, then below them.
+ *    passes the filter. A walk finds it: down the primary key through the
+ *    RECENT_WINDOW seqs below the stop, testing each row, and only if none
+ *    there is a hit, the whole GIN lookup below them. A common word is found
+ *    in the first few rows; a rare one's lookup is short.
  * 3. `bar`: the (size + 1)-th newest head. Every hit on the page is at or
  *    above it, so only a conversation whose head is newer can add a hit.
  * 4. `rest`: for those conversations, the same walk below the head, down to
  *    the bar (one probe of (conv_id, created_at, seq) says where it falls),
- *    up to `size` hits (without words, the window now DEEPER_WINDOW_PER_HIT
- *    seqs a hit).
+ *    up to `size` hits, the window now DEEPER_WINDOW_PER_HIT seqs a hit.
  * 5. Heads and rest, newest first across conversations, cut at `size + 1`;
  *    only then are the texts read, for the snippets.
  *
@@ -70,8 +66,7 @@ import { conversations, members, messageBodies, messageMentions, messagePins, me
 import type { SqlRunner } from '../db/runner.ts';
 import type { MessageFilter } from '../history/messageFilter.ts';
 import type { SearchPosition } from '../history/searchCursor.ts';
-import { QUERY_KEY_MARK } from '../history/searchText.ts';
-import { bucketOf, bucketRange, bucketStart, searchKeySql, seqBuckets } from '../db/searchBuckets.ts';
+import { QUERY_KEY_MARK, SEARCH_KEY_BYTES } from '../history/searchText.ts';
 import { type MessageRow, messageRowOf } from '../store/rows.ts';
 import { hiddenFrom, messageColumns, type RetentionValues, retentionValues, visibleFloor, visibleTo } from '../store/sqlFragments.ts';
 import { type Slots, type Statement, statement } from '../store/statement.ts';
@@ -81,14 +76,19 @@ import type { SearchBackend, SearchOutcome, SearchRequest } from './backend.ts';
 type HitRow = MessageRow & { text: string; created_micros: number };
 
 /**
- * How many seqs below the stop a search without words walks row by row (on
- * its source: messages, pins, stars, mentions or threads) before it reads
- * the rest of that source. Words have their own walk (`wordArms`). The
- * walk stops at the first hit, so a common match costs a few rows whatever
- * the window; it was chosen for words, where walking 100 rows cost about
- * 0.06 ms a conversation and a common word's whole lookup 0.16-0.25 ms, and
- * where past it (138 non-matching messages atop each conversation) a
- * search cost 3-4 times what the seq buckets now make it.
+ * How many seqs below the stop a conversation's walk for its newest hit
+ * tests row by row before it turns to the GIN lookup. The walk stops at the
+ * first hit, so a common word costs a few rows whatever the window; the
+ * window is what a word absent from it pays per conversation before its
+ * lookup. Walking 100 rows costs about 0.06 ms a conversation, a common
+ * word's lookup (about 250 matches, each a heap visit) 0.16-0.25 ms: a
+ * window near what one lookup costs bounds both cases to about twice their
+ * best. Measured on the bench data with 63 non-matching messages atop each
+ * of the searcher's 100 conversations (two full runs' sends), the 14 bench
+ * queries once each, statement alone: 48 took 248 ms in all (every common
+ * word fell to the lookups), 128 took 102 and 256 107; the word in no
+ * message took 5.4, 10.7 and 17.4 ms. With 16 new messages atop each, 16
+ * took 245 ms, 32 84 and 48 54-85.
  */
 export const RECENT_WINDOW = 128;
 /**
@@ -97,6 +97,11 @@ export const RECENT_WINDOW = 128;
  * from the walk, without the conversation's whole GIN lookup.
  */
 const DEEPER_WINDOW_PER_HIT = 8;
+
+/** `conversationSearchKey` in SQL, of the uuid `column`. */
+export function searchKeySql(column: AnyColumn | SQL): SQL {
+  return sql`encode(substring(decode(md5(${column}::text), 'hex') from 1 for ${sql.raw(String(SEARCH_KEY_BYTES))}), 'base64')`;
+}
 
 /** The query as a `tsquery` for the conversation whose search key is `key`. */
 function keyedQuery(template: Placeholder, key: SQL): SQL {
@@ -321,18 +326,16 @@ function candidates(source: Exclude<Source, 'words'> | 'words in window', v: Slo
  * when the span holds a seq. Narrowed, the lookup names the conversation
  * too, so it reads that shard's index alone.
  */
-function olderWords(v: Slots<SearchValues>, conv: ConversationOf, span: Span, filter: SQL[], buckets?: SQL): SQL {
+function olderWords(v: Slots<SearchValues>, conv: ConversationOf, span: Span, filter: SQL[]): SQL {
   const { low, high, limit } = span;
   const shard = conv.narrowed ? sql` and ${b.convId} = ${conv.of(b.convId)}` : sql``;
-  // In `buckets` only (searchBuckets.ts): the same index scan, narrowed to those seqs.
-  const inBuckets = buckets === undefined ? sql`` : sql` and ${seqBuckets(b.convId, b.seq)} && ${buckets}`;
   return sql`select ${m.convId} as conv_id, ${m.seq} as seq, ${m.createdAt} as created_at from (
       select found.conv_id, found.seq from (
         -- Fenced: only the GIN index can answer this, once per conversation.
         select ${b.convId} as conv_id, ${b.seq} as seq from ${messageBodies} ${b}
         -- The span's test names only the outer row: PostgreSQL makes it a
         -- one-time filter, so an empty span skips the lookup.
-        where ${b.searchTerms} @@ s.search_query${inBuckets} and ${high} - ${low} > 1${shard}
+        where ${b.searchTerms} @@ s.search_query and ${high} - ${low} > 1${shard}
         offset 0) found
       where found.conv_id = s.conv_id and found.seq > ${low} and found.seq < ${high}
       -- Sorted before the visibility checks (fenced again), so they stop once the page is full.
@@ -344,70 +347,6 @@ function olderWords(v: Slots<SearchValues>, conv: ConversationOf, span: Span, fi
     where ${m.revokedAt} is null and ${m.erasedAt} is null and not ${hiddenFrom(conv.of(sql`found.conv_id`), v.viewerId, sql`found.seq`)}${andAll(filter)}
     order by found.seq desc
     limit ${limit}`;
-}
-
-/** How many buckets (BUCKET_SEQS seqs each) a word search looks in before the words' whole lookup. */
-export const BUCKET_STEPS = 16;
-/**
- * A lookup reads one bucket, then two, four and eight: a word in no
- * message costs five lookups for the 16 buckets, and a first hit deep down
- * visits at most the matches of eight. One bucket at a time, the word in
- * no message (of 14 bench queries, statement alone, 100 conversations)
- * took 16.3-16.8 ms against the old walk's 8.5-9.3; doubling, 10.6-10.7
- * against 11.0-11.1.
- */
-const MAX_BUCKETS_A_LOOKUP = 8;
-
-/**
- * The arms of a word search of scope row `s` in `span`, newest first:
- *
- * 1. a walk of the newest `windowSeqs` seqs down the primary key (the
- *    heads' RECENT_WINDOW), testing each row: a word the conversation is
- *    still using is found in the first few rows;
- * 2. the buckets below it (searchBuckets.ts), one GIN scan of "these words
- *    in these buckets" at a time, newest first, in a recursive loop that
- *    stops once it has `span.limit` hits or has looked in BUCKET_STEPS
- *    buckets: a scan visits only the matching rows of its buckets, and
- *    costs a few index pages when none is there;
- * 3. the words' whole lookup below those buckets.
- *
- * The loop is one arm whatever the number of buckets it visits: each arm
- * is in the plan, and PostgreSQL starts the executor for all of it on
- * every search (in Bind), whether the arm runs or not; five arms of bucket
- * lookups made that 2.8-3.5 ms a search against 0.6.
- *
- * The walk comes first, as long as before the buckets: shortened to 8 or
- * 32 rows, with the buckets right below it, the bench's search row ran
- * 163 req/s against 257 with 48 non-matching messages atop each of the
- * searcher's 100 conversations (README, Performance, twentieth session).
- * Past the walk, the buckets replace the whole lookup that every common
- * word fell to there.
- */
-function wordArms(v: Slots<SearchValues>, conv: ConversationOf, span: Span, windowSeqs: SQL, filter: SQL[]): SQL[] {
-  const walkLow = sql`greatest(${span.low}, ${span.high} - 1 - ${windowSeqs})`;
-  const walked = candidates('words in window', v, conv, { low: walkLow, high: span.high, limit: span.limit }, filter);
-  const top = bucketOf(walkLow);
-  const lowest = sql`${top} - ${sql.raw(String(BUCKET_STEPS - 1))}`;
-  // The hits of buckets below p.bucket, p.width of them, in (low, walkLow], newest first.
-  const buckets = bucketRange(sql`s.search_key`, sql`greatest(p.bucket - p.width, ${lowest})`, sql`p.bucket - 1`);
-  const inBuckets = olderWords(v, conv, { low: span.low, high: sql`${walkLow} + 1`, limit: span.limit }, filter, buckets);
-  const bucketed = sql`select s.conv_id, u.seq, u.created_at from (
-      with recursive probe(bucket, width, found, seqs, times) as (
-        select ${top} + 1, 1, 0::int8, null::int8[], null::timestamptz[]
-        union all
-        select p.bucket - p.width, least(p.width * 2, ${sql.raw(String(MAX_BUCKETS_A_LOOKUP))}), p.found + x.n, x.seqs, x.times
-        from probe p
-        cross join lateral (
-          select count(*) as n, array_agg(h.seq order by h.seq desc) as seqs, array_agg(h.created_at order by h.seq desc) as times
-          from (${inBuckets}) h) x
-        -- Down to the span's low end and BUCKET_STEPS buckets, until the page is full.
-        where p.found < ${span.limit} and p.bucket - 1 >= ${lowest} and ${bucketStart(sql`p.bucket`)} > ${span.low} + 1)
-      select seqs, times from probe where seqs is not null) p
-    cross join lateral unnest(p.seqs, p.times) as u(seq, created_at)
-    order by u.seq desc
-    limit ${span.limit}`;
-  const whole = olderWords(v, conv, { low: span.low, high: sql`greatest(${span.low}, ${bucketStart(lowest)})`, limit: span.limit }, filter);
-  return [walked, bucketed, whole];
 }
 
 /** A place in the search order: creation time, then conversation, then seq. */
@@ -465,27 +404,19 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   // The query keyed for each conversation, made once per conversation here:
   // written inside the walks, it was rebuilt (a replace and a tsquery parse)
   // for every body row they test, a third of a search's time on the bench.
-  const searchQuery = shape.words ? sql`, ${keyedQuery(v.tsqueryTemplate, sql`s.search_key`)} as search_query` : sql``;
-  // Scope row s's hits in `span`, newest first, as the arms of a UNION ALL
-  // under a limit: PostgreSQL runs an Append's arms in order and stops
-  // pulling at the limit, so an arm runs only for what the ones before it
-  // left unfilled. Words: see `wordArms`. Other sources: the window's (a
-  // walk down the primary key), then those below it.
+  const searchQuery = shape.words ? sql`, ${keyedQuery(v.tsqueryTemplate, searchKeySql(sql`s.conv_id`))} as search_query` : sql``;
+  // Scope row s's hits in `span`, newest first: the window's (a walk down
+  // the primary key), then, only when that falls short, those below it (the
+  // words' GIN lookup). The walks are the arms of a UNION ALL under a limit:
+  // PostgreSQL runs an Append's arms in order and stops pulling at the
+  // limit, so the second arm runs only for what the first left unfilled.
   const walk = (span: Span, windowSeqs: SQL): SQL => {
-    let arms: SQL[];
-    if (source === 'words') arms = wordArms(v, conv, span, windowSeqs, filter);
-    else {
-      const windowLow = sql`greatest(${span.low}, ${span.high} - 1 - ${windowSeqs})`;
-      arms = [
-        candidates(source, v, conv, { low: windowLow, high: span.high, limit: span.limit }, filter),
-        candidates(source, v, conv, { low: span.low, high: sql`${windowLow} + 1`, limit: span.limit }, filter),
-      ];
-    }
-    const union = sql.join(
-      arms.map((arm) => sql`(${arm})`),
-      sql` union all `,
-    );
-    return sql`select * from (${union}) hits limit ${span.limit}`;
+    const windowLow = sql`greatest(${span.low}, ${span.high} - 1 - ${windowSeqs})`;
+    const inWindow = { low: windowLow, high: span.high, limit: span.limit };
+    const belowWindow = { low: span.low, high: sql`${windowLow} + 1`, limit: span.limit };
+    const first = candidates(source === 'words' ? 'words in window' : source, v, conv, inWindow, filter);
+    const then = source === 'words' ? olderWords(v, conv, belowWindow, filter) : candidates(source, v, conv, belowWindow, filter);
+    return sql`select * from ((${first}) union all (${then})) hits limit ${span.limit}`;
   };
   // Each read of the bar is its own scalar subquery (an init plan), so the
   // probe's index condition can use it; joined, the probe scanned the whole
@@ -496,7 +427,7 @@ function searchStatement(v: Slots<SearchValues>, shape: SearchShape): SQL {
   return sql`with scope as materialized (
       select s.*${searchQuery}
       from (
-        select f.*, greatest(f.floor_seq, f.after_seq) as low_seq${shape.words ? sql`, ${searchKeySql(sql`f.conv_id`)} as search_key` : sql``} from (
+        select f.*, greatest(f.floor_seq, f.after_seq) as low_seq from (
           select ${mb.convId} as conv_id, ${visibleFloor(mb, c, v, conv.of(c.id))} as floor_seq, ${sentAfterSeq} as after_seq, ${stopSeq} as stop_seq
           from ${members} ${mb} join ${conversations} ${c} on ${c.id} = ${mb.convId}
           where ${mb.userId} = ${v.viewerId} and ${scope}${sendersWrote}

@@ -1,3 +1,0 @@
--- The search index gains a second column, each body row's seq bucket (src/db/searchBuckets.ts), an expression, so no writer fills it in. Rebuilding the index reads every vector once: on the 2,000,000-message bench data, 22.7 s.
-DROP INDEX "message_bodies_search_idx";--> statement-breakpoint
-CREATE INDEX "message_bodies_search_idx" ON "message_bodies" USING gin ("search_terms",(array[encode(substring(decode(md5("conv_id"::text), 'hex') from 1 for 6), 'base64') || ':' || (("seq" / 32))::text])) WITH (fastupdate=false);
