@@ -11,7 +11,9 @@
  *
  * CPU per request holds on a busy box where rates and latencies do not, and
  * the slices show a fresh server's first seconds apart from its steady
- * state. Compare two builds by alternating runs (a worktree of the other
+ * state. `CPU_IDLE_SECONDS` pauses the load that long after half the
+ * slices, for what a quiet spell costs the requests after it (V8's memory
+ * reducer: src/workerFlags.ts). Compare two builds by alternating runs (a worktree of the other
  * commit), as the README's Performance entries do. `BENCH_SERVER_NODE_ARGS`
  * passes node flags to the server (`--cpu-prof --cpu-prof-dir=…` for a
  * profile of the same load).
@@ -33,6 +35,7 @@ function nextRequest(scenario: Scenario): { userId: string; body: string } {
   return scenario === 'send-hot' || scenario === 'send-spread' ? sendRequest(scenario) : pageRequest(scenario);
 }
 const CONNECTIONS = Number(process.env.CPU_CONNECTIONS ?? 4);
+const IDLE_SECONDS = Number(process.env.CPU_IDLE_SECONDS ?? 0);
 
 /** CPU time so far (user and system, ms) of each client backend of the current database but this connection's. */
 async function backendCpuMs(sql: postgres.Sql): Promise<Map<number, number>> {
@@ -71,6 +74,10 @@ async function main(): Promise<void> {
   const server = await startBenchServer(url, workers);
   try {
     for (let slice = 0; slice < slices; slice++) {
+      if (IDLE_SECONDS > 0 && slice === Math.floor(slices / 2)) {
+        console.log(`cpu: no requests for ${IDLE_SECONDS} s...`);
+        await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+      }
       const serverBefore = serverCpuMs(server.process.pid!);
       const backendsBefore = await backendCpuMs(sql);
       const result = await runGraphQLLoad({

@@ -6,6 +6,7 @@
  */
 import cluster from 'node:cluster';
 import { answerWorkerScrapes } from './metrics/clusterScrape.ts';
+import { workerExecArgv } from './workerFlags.ts';
 
 /** Forks `count` workers; calls `onReady` with the URL once all of them listen. */
 export function runWorkers(count: number, onReady: (url: string) => void): Promise<void> {
@@ -13,6 +14,7 @@ export function runWorkers(count: number, onReady: (url: string) => void): Promi
   let stopping = false;
   // Until the primary exits: workers draining on shutdown may still be scraped.
   answerWorkerScrapes();
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv) });
   const fork = () => {
     const worker = cluster.fork();
     worker.on('message', (message: { listening?: string }) => {

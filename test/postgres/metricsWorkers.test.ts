@@ -6,7 +6,8 @@
  * Which worker served a request is read from Linux's /proc: the worker whose
  * file descriptors hold the server end of that request's TCP connection. So
  * the test knows both workers served requests and both answered scrapes,
- * rather than hoping the round robin spread them.
+ * rather than hoping the round robin spread them. Each worker's command
+ * line, from the same place, shows the V8 flags it was started with.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -157,6 +158,11 @@ describe('Metrics across BACKSCROLL_WORKERS=2', () => {
   };
   /** Requests counted in a scrape, over every operation. */
   const requestsIn = (found: Map<string, number>) => [...found].filter(([series]) => series.startsWith(`${COUNT}{`)).reduce((sum, [, n]) => sum + n, 0);
+
+  it('starts both workers with V8\'s memory reducer off, so a quiet minute does not drop their compiled code (src/workerFlags.ts)', () => {
+    expect(workers).toHaveLength(2);
+    for (const pid of workers) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--no-memory-reducer');
+  });
 
   it('counts every request of both workers in every scrape, whichever worker answers it', { timeout: 60_000 }, async () => {
     expect(workers).toHaveLength(2);
