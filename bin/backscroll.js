@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-memory-reducer
+// The flag keeps a quiet server's compiled code (src/workerFlags.ts); V8 takes it only on the command line.
 // Runs src/ as one bundle that bin/bundle.js builds when the sources change
 // (it says why not tsx); through tsx only where the bundle cannot be kept.
 import { bundledCli } from './bundle.js';

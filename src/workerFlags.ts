@@ -18,7 +18,9 @@
  * V8 reads the flag when the heap is set up, so it has to be on the command
  * line: `v8.setFlagsFromString` in the running process leaves the reducer
  * on, and NODE_OPTIONS refuses it. A single-process server gets it from
- * `npm start` (package.json).
+ * `npm start` (package.json) and from `npx backscroll serve` (the
+ * shebang of bin/backscroll.js); `node bin/backscroll.js serve` needs it
+ * written out.
  */
 export const WORKER_V8_FLAGS: readonly string[] = ['--no-memory-reducer'];
 
