@@ -22,7 +22,7 @@
  * shebang of bin/backscroll.js); `node bin/backscroll.js serve` needs it
  * written out.
  */
-export const WORKER_V8_FLAGS: readonly string[] = ['--no-memory-reducer'];
+const WORKER_V8_FLAGS: readonly string[] = ['--no-memory-reducer'];
 
 /** `execArgv` with every worker flag it lacks added. */
 export function workerExecArgv(execArgv: readonly string[]): string[] {
