@@ -6,8 +6,8 @@
  * about 45 seconds, V8's memory reducer runs full collections that shrink
  * the heap, and they drop the optimized code of the request path with it.
  * The next requests then cost what a fresh server's first ones do: on the
- * bench data, a warm worker's newest page took 2,200-3,200 µs of server
- * CPU in the first 3 s after a 60 s pause against 1,000-1,100 before it,
+ * bench data, a warm worker's newest page took 2,200-3,400 µs of server
+ * CPU in the first 3 s after a 60 s pause against 1,000-1,200 before it,
  * and V8 re-optimized 870-930 functions there, against 38 with the flag
  * (README, Performance: the twenty-second session). A chat server has
  * such pauses every night and between bursts, and its first reader after
