@@ -16,6 +16,7 @@ import { createRunner, type SqlRunner } from '../src/db/runner.ts';
 import { KEEP_EVERYTHING } from '../src/history/retention.ts';
 import { hideMessages } from '../src/store/hides.ts';
 import { scanPage } from '../src/store/pages.ts';
+import { quantile } from './loadResult.ts';
 import { num, type ResultTable, words } from './table.ts';
 
 const MESSAGES = 20_000;
@@ -142,7 +143,7 @@ async function timePages(handle: DatabaseHandle, db: SqlRunner): Promise<{ hider
   }
   const timing = async (who: 'hider' | 'other'): Promise<PageTiming> => {
     const sorted = times[who].sort((a, b) => a - b);
-    return { p50: sorted[Math.floor(READS / 2)]!, p99: sorted[Math.floor(READS * 0.99)]!, ...(await pageCost(handle, db, viewers[who])) };
+    return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), ...(await pageCost(handle, db, viewers[who])) };
   };
   return { hider: await timing('hider'), other: await timing('other') };
 }
