@@ -6,11 +6,11 @@
  *
  * config.ts and log.ts are read by every layer and import only history.
  * auth/ (token verification) imports only history; graphql and the
- * transports use it. Wiring (server.ts, cli.ts, workers.ts, purge*.ts,
+ * transports use it. Wiring (server.ts, cli.ts, workers.ts, sendForwarding.ts, purge*.ts,
  * sandboxDocument.ts, demo/, seed/) puts the layers together; nothing else
  * imports it.
  */
-const WIRING = '^src/(server|cli|workers|purge|purgeSchedule|sandboxDocument)\\.ts$|^src/(demo|seed)/';
+const WIRING = '^src/(server|cli|workers|sendForwarding|purge|purgeSchedule|sandboxDocument)\\.ts$|^src/(demo|seed)/';
 const TRANSPORTS = '^src/(http|realtime|metrics)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

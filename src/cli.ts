@@ -29,7 +29,8 @@ import { limitHeapGrowth } from './heapGrowth.ts';
 import { createLogger, type Logger } from './log.ts';
 import { runPurgePass } from './purge.ts';
 import { type PurgeSchedule, startPurgeSchedule } from './purgeSchedule.ts';
-import { reportListening, runWorkers } from './workers.ts';
+import { reportListening, runWorkers, workerSlot } from './workers.ts';
+import { forwardWaitMs, joinSendForwarding } from './sendForwarding.ts';
 import { SANDBOX_DOCUMENT } from './sandboxDocument.ts';
 import { reindexSearch } from './search/reindex.ts';
 import { BENCH_DATA, seedBenchData } from './seed/benchData.ts';
@@ -185,6 +186,7 @@ async function serve(args: string[]): Promise<void> {
       jwtSecret: secret,
       logger,
       sandbox,
+      sendForwarding: cluster.isWorker ? joinSendForwarding(workerSlot(), config.workers, forwardWaitMs(handle.client)) : undefined,
       readiness: async () => {
         const status = await migrationStatus(handle);
         return status.behind ? `the database has ${status.applied} of ${status.shipped} migrations; run \`backscroll migrate\`` : null;

@@ -39,6 +39,8 @@ import { createLiveEvents } from './graphql/liveEvents.ts';
 import { startEventHub } from './realtime/hub.ts';
 import { createPublisher } from './store/publisher.ts';
 import { createSendCoalescer } from './store/sendCoalescer.ts';
+import { routeSends, serveForwardedSend } from './store/routedSends.ts';
+import type { SendForwarding } from './sendForwarding.ts';
 import { createSocketLimit } from './realtime/socketLimit.ts';
 import { startSubscriptionServer } from './realtime/webSocketServer.ts';
 import { requestLog } from './graphql/requestLog.ts';
@@ -64,6 +66,8 @@ export interface ServerOptions {
   readiness?: ReadinessCheck;
   /** Called after each GraphQL request with what it did (tests, metrics). */
   onRequestStats?(stats: RequestStats, req: IncomingMessage): void;
+  /** A cluster worker's way to the others: each conversation's sends are stored by one worker (src/store/routedSends.ts). */
+  sendForwarding?: SendForwarding;
 }
 
 export interface RunningServer {
@@ -108,7 +112,12 @@ export async function startServer(options: ServerOptions, port: number): Promise
     openSubscriptions: () => openSubscriptions(),
     archiveTotals: () => readArchiveTotals(createRunner(client)),
   });
-  const writes = { publisher, sends: createSendCoalescer(publisher, (stored) => metrics.observeSendStatement(stored)) };
+  const localSends = createSendCoalescer(publisher, (stored) => metrics.observeSendStatement(stored));
+  const forwarding = options.sendForwarding;
+  const writes = {
+    publisher,
+    sends: forwarding ? routeSends(localSends, forwarding.forwarder, { counted: (answer) => metrics.countForwardedSend(answer) }) : localSends,
+  };
   // The segment reader is the process's (setProcessArchive); its reads are counted here while this server runs.
   const leaveArchiveReads = observeArchiveReads(metrics.archiveReads);
   const limits = queryLimits(config);
@@ -196,6 +205,9 @@ export async function startServer(options: ServerOptions, port: number): Promise
     admit: trusted?.admitSubscription,
   });
   hub.onGap(() => subscriptions.resyncAll('Live events may have been missed; reconnect and fill the gap.'));
+  // Other workers' sends to this worker's conversations, on a runner of the process's own (no request carries them here).
+  const forwardedRunner = createRunner(client);
+  forwarding?.serve((convId, send) => serveForwardedSend(localSends, forwardedRunner, convId, send));
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(port, config.host ?? undefined, () => resolve());
@@ -211,6 +223,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
       await subscriptions.close();
       sockets.close();
       await apollo.stop();
+      await forwarding?.stop();
       // What the last mutations committed is announced before the database closes.
       await publisher.close();
       await hub.close();

@@ -41,6 +41,8 @@ export interface ServerMetrics {
   countError(code: string): void;
   /** Records one send statement: how many sends it took (src/store/sendCoalescer.ts). */
   observeSendStatement(sends: number): void;
+  /** Counts one send forwarded to the worker that stores its conversation's sends, by how it came back (src/store/routedSends.ts). */
+  countForwardedSend(answer: 'answered' | 'failed' | 'undelivered' | 'lost'): void;
   /** Feeds the archive's read metrics: join it to the process's segment reads (`observeArchiveReads`). */
   readonly archiveReads: ArchiveReadObserver;
   /** The exposition text and its content type; in a cluster worker, every worker's (rejects with `ClusterMetricsUnavailable` when they cannot be had). */
@@ -64,6 +66,12 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     name: 'backscroll_send_statement_sends',
     help: 'Sends per send statement: above 1 when sends to one conversation overlapped in a process and were stored together.',
     buckets: [1, 2, 4, 8, 16, 32],
+    registers: [register],
+  });
+  const forwardedSends = new Counter({
+    name: 'backscroll_sends_forwarded_total',
+    help: 'Sends this worker handed to the worker that stores their conversation, by how they came back: answered, failed (the owner met an error), undelivered or lost (stored by this worker instead).',
+    labelNames: ['answer'],
     registers: [register],
   });
   const statements = new Histogram({
@@ -136,6 +144,9 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     },
     observeSendStatement(sends) {
       sendStatements.observe(sends);
+    },
+    countForwardedSend(answer) {
+      forwardedSends.inc({ answer });
     },
     async render() {
       return { contentType: register.contentType, text: clusterText ? await clusterText() : await register.metrics() };

@@ -16,6 +16,7 @@ import { signToken } from '../../src/auth/tokens.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createScratchDatabase } from '../helpers/database.ts';
+import { workersOf } from '../helpers/clusterWorkers.ts';
 import { freePort, type ServerProcess, startServerProcess } from '../helpers/serverProcess.ts';
 
 const SECRET = 'metrics-workers-secret-that-is-at-least-32-characters';
@@ -28,23 +29,6 @@ const COUNT = 'backscroll_graphql_request_duration_seconds_count';
 const STATEMENTS_COUNT = 'backscroll_graphql_request_sql_statements_count';
 /** A scrape waits at most 6 s for the primary (CLUSTER_SCRAPE_WAIT_MS), prom-client 5 s for the workers; room for a slow box. */
 const SCRAPE_BOUND_MS = 9000;
-
-/** The worker processes of the primary `parent`: its children running backscroll (tsx may have an esbuild child too). */
-function workersOf(parent: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // `pid (comm) state ppid ...`: comm may hold spaces and parentheses, so split after the last `)`.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parent) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('bin/backscroll.js')) children.push(Number(entry));
-    } catch {
-      // The process exited while we looked.
-    }
-  }
-  return children;
-}
 
 /** The worker among `workers` holding the server end of the TCP connection from `clientPort` to `serverPort`, or null. */
 function holderOf(serverPort: number, clientPort: number, workers: number[]): number | null {
