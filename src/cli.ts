@@ -80,11 +80,15 @@ function secretOf(config: Config): string | null {
   return config.production ? null : developmentSecret(config.dataDir);
 }
 
-/** The configured database; `statementTimeoutMs` 0 lifts the statement timeout (migrations may rewrite whole tables). */
-function open(config: Config, statementTimeoutMs = config.statementTimeoutMs): Promise<DatabaseHandle> {
+/**
+ * The configured database; `statementTimeoutMs` 0 lifts the statement
+ * timeout (migrations may rewrite whole tables). `readPoolSize`: the read
+ * pool's connections, for a server (commands that serve no queries open none).
+ */
+function open(config: Config, statementTimeoutMs = config.statementTimeoutMs, readPoolSize = 0): Promise<DatabaseHandle> {
   return openDatabase(
     config.databaseUrl
-      ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.poolSize, statementTimeoutMs }
+      ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.poolSize, readPoolSize, statementTimeoutMs }
       : { kind: 'pglite', dataDir: resolve(config.dataDir, 'pglite') },
   );
 }
@@ -153,7 +157,7 @@ async function serve(args: string[]): Promise<void> {
   // Archived bodies are read through this process's cache of decoded segments.
   setProcessArchive(createArchiveReader(openSegmentStore(config.archive.store, config.dataDir), config.archive.cacheBytes, config.archive.readTimeoutMs));
   const logger = createLogger(config.logLevel);
-  const handle = await open(config);
+  const handle = await open(config, config.statementTimeoutMs, config.readPoolSize);
   if (handle.kind === 'pglite') await applyMigrations(handle);
   const replicas = await openReplicas(config, handle, logger);
   const secret = secretOf(config);
@@ -182,6 +186,7 @@ async function serve(args: string[]): Promise<void> {
     {
       config,
       client: handle.client,
+      readClient: handle.reads ?? undefined,
       replicas,
       jwtSecret: secret,
       logger,

@@ -106,6 +106,8 @@ export interface Config {
   editWindowSeconds: number | null;
   /** Connections in the postgres.js pool (per worker process). */
   poolSize: number;
+  /** Connections in the read pool query operations' statements pipeline on (per worker process; 0: none, src/db/pipelinedReads.ts). */
+  readPoolSize: number;
   /** PostgreSQL's statement_timeout for the server's connections, in milliseconds. */
   statementTimeoutMs: number;
   /** Server processes sharing the port (node:cluster); more than one needs PostgreSQL. */
@@ -173,6 +175,7 @@ export const SETTINGS = [
   { name: 'REVOKE_WINDOW_SECONDS', default: '120', meaning: 'how long a sender may revoke their own message' },
   { name: 'EDIT_WINDOW_SECONDS', default: null, meaning: 'how long a sender may edit their own message; unset: any time' },
   { name: 'DATABASE_POOL_SIZE', default: '10', meaning: 'PostgreSQL connections per server process' },
+  { name: 'DATABASE_READ_POOL_SIZE', default: '2', meaning: "PostgreSQL connections per server process that query operations' statements pipeline on (0: none)" },
   { name: 'BACKSCROLL_WORKERS', default: '1', meaning: 'server processes sharing the port (more than one needs DATABASE_URL)' },
   { name: 'HEAP_GROWTH_PERCENT', default: '100', meaning: "how far a process's heap grows past its live data before a full collection (0: V8's choice)" },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement_timeout of the server connections' },
@@ -279,6 +282,7 @@ export function readConfig(env: Env): ConfigResult {
     revokeWindowSeconds: integer('REVOKE_WINDOW_SECONDS', 120, 0, 365 * 24 * 3600),
     editWindowSeconds: optionalInteger('EDIT_WINDOW_SECONDS', 100 * 365 * 24 * 3600),
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    readPoolSize: integer('DATABASE_READ_POOL_SIZE', 2, 0, 1000),
     workers: integer('BACKSCROLL_WORKERS', 1, 1, 64),
     heapGrowthPercent: integer('HEAP_GROWTH_PERCENT', 100, 0, 1000),
     statementTimeoutMs: integer('STATEMENT_TIMEOUT_MS', 5000, 10, 3_600_000),

@@ -55,6 +55,8 @@ export interface ServerOptions {
   config: Config;
   /** The database client; each request gets its own counting runner over it. */
   client: SqlClient;
+  /** The read pool of `client`'s database, which query operations' statements pipeline on (src/db/pipelinedReads.ts); absent: none. */
+  readClient?: SqlClient;
   /** Read replicas of `client`'s database (DATABASE_REPLICA_URLS): query operations read there; the caller closes them. */
   replicas?: ReplicaSet;
   /** The HS256 secret tokens are verified with; null to accept only JWT_JWKS_URL tokens. */
@@ -107,7 +109,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
   // Test only (test/postgres/lostPublication.test.ts): the process dies between a commit and its announcement.
   const publisher = createPublisher(client, logger, { dieBeforePublish: process.env.BACKSCROLL_FAULT === 'die-before-publish' });
   const metrics = createServerMetrics({
-    pool: client.usage,
+    pools: [client.usage, options.readClient?.usage],
     replicas: options.replicas,
     openSubscriptions: () => openSubscriptions(),
     archiveTotals: () => readArchiveTotals(createRunner(client)),
@@ -148,9 +150,10 @@ export async function startServer(options: ServerOptions, port: number): Promise
       ...limits.plugins,
       gatePlugin(gate),
       // After the gate, whose reading of the operation it goes by. Only with
-      // replicas: without them there is no token to answer, and every
-      // request would pay its two hooks for nothing.
-      ...((options.replicas?.count ?? 0) > 0 ? [consistencyPlugin()] : []),
+      // replicas or a read pool, where a query operation reads elsewhere than
+      // a mutation: without either, every request would pay its two hooks
+      // for nothing.
+      ...((options.replicas?.count ?? 0) > 0 || options.readClient !== undefined ? [consistencyPlugin()] : []),
       landingPage,
       ApolloServerPluginCacheControlDisabled(),
       ApolloServerPluginDrainHttpServer({ httpServer }),
@@ -168,7 +171,7 @@ export async function startServer(options: ServerOptions, port: number): Promise
     path: GRAPHQL_PATH,
     maxBodyBytes: MAX_BODY_BYTES,
     authenticate,
-    makeContext: (auth, stats, given) => createContext(client, config, auth, stats, writes, { replicas: options.replicas ?? null, given }),
+    makeContext: (auth, stats, given) => createContext(client, config, auth, stats, writes, { replicas: options.replicas ?? null, reads: options.readClient ?? null, given }),
     onRequestStats: options.onRequestStats,
     onError: (error) => logger.error({ err: error }, 'HTTP request failed'),
     onRefused: (refusal) => {

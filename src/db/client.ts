@@ -20,8 +20,10 @@ export type DatabaseTarget =
    * `deadlineMs`: a shorter bound than the default on how long a statement
    * may keep its caller waiting (deadline.ts), which is the statement
    * timeout plus time to reconnect.
+   * `readPoolSize`: connections of a second pool for query operations'
+   * statements (pipelinedReads.ts); unset or 0: none.
    */
-  | { kind: 'postgres'; url: string; poolSize?: number; statementTimeoutMs?: number; deadlineMs?: number }
+  | { kind: 'postgres'; url: string; poolSize?: number; readPoolSize?: number; statementTimeoutMs?: number; deadlineMs?: number }
   | { kind: 'pglite'; dataDir: string }
   /** In memory; `snapshot` (from PGlite's `dumpDataDir`) skips initdb, which takes seconds. */
   | { kind: 'pglite-memory'; snapshot?: Blob };
@@ -32,6 +34,8 @@ export interface DatabaseHandle {
   db: Database;
   /** The driver client the store's runners send through (see runner.ts). */
   client: SqlClient;
+  /** The read pool query operations' statements go through (pipelinedReads.ts); null: none, they use `client`. */
+  reads: SqlClient | null;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
 }
@@ -59,12 +63,20 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   }
   await client.waitReady;
   const db = drizzlePglite(client);
-  return { db: db as unknown as Database, client: { kind: 'pglite', pglite: client, usage: { inFlight: 0, size: 1 } }, kind: 'pglite', close: () => client.close() };
+  // One connection, one statement at a time: there is nothing to pipeline on.
+  return {
+    db: db as unknown as Database,
+    client: { kind: 'pglite', pglite: client, usage: { inFlight: 0, size: 1 } },
+    reads: null,
+    kind: 'pglite',
+    close: () => client.close(),
+  };
 }
 
 /** A PostgreSQL pool: a database handle that can also be dropped at once. */
 export interface PostgresHandle extends DatabaseHandle {
   client: Extract<SqlClient, { kind: 'postgres' }>;
+  reads: Extract<SqlClient, { kind: 'postgres' }> | null;
   /**
    * Closes every connection now, failing what runs or waits on them
    * (CONNECTION_DESTROYED, a DatabaseUnavailableError), and refuses new
@@ -74,12 +86,42 @@ export interface PostgresHandle extends DatabaseHandle {
   abandon(): Promise<void>;
 }
 
-/** Opens a postgres.js pool on `target`; it connects on its first statement, so this never waits. */
+/** Opens a postgres.js pool on `target` (and its read pool); it connects on its first statement, so this never waits. */
 export function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' }>): PostgresHandle {
-  const { url, socketPath } = socketFromUrl(target.url);
   const statementTimeoutMs = target.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-  const client = postgres(url, {
-    max: target.poolSize ?? 10,
+  // No statement timeout (0, migrations): no deadline either, unless given.
+  const deadlineMs = Math.min(target.deadlineMs ?? Number.POSITIVE_INFINITY, statementTimeoutMs === 0 ? Number.POSITIVE_INFINITY : statementTimeoutMs + CONNECT_ALLOWANCE_MS);
+  const drizzled = (size: number) => {
+    const sql = postgresPool(target.url, size, statementTimeoutMs);
+    const db = drizzlePostgres(sql);
+    // Set after drizzle, which installs its own parsers (timestamps as text) on the same client.
+    sql.options.parsers[INT8_OID] = parseInt8;
+    const pool: Extract<SqlClient, { kind: 'postgres' }> = { kind: 'postgres', sql, deadlineMs, usage: { inFlight: 0, size } };
+    return { db, client: pool };
+  };
+  const { db, client } = drizzled(target.poolSize ?? 10);
+  // Parsed as the main pool's are, so a row reads the same from either.
+  const reads = target.readPoolSize ? drizzled(target.readPoolSize).client : null;
+  const pools = reads === null ? [client.sql] : [client.sql, reads.sql];
+  return {
+    db: db as unknown as Database,
+    client,
+    reads,
+    kind: 'postgres',
+    close: async () => {
+      await Promise.all(pools.map((pool) => pool.end({ timeout: 5 })));
+    },
+    abandon: async () => {
+      await Promise.all(pools.map((pool) => pool.end({ timeout: 0 })));
+    },
+  };
+}
+
+/** A postgres.js client of at most `max` connections to `connectionUrl`, set up as every server connection is. */
+function postgresPool(connectionUrl: string, max: number, statementTimeoutMs: number): postgres.Sql {
+  const { url, socketPath } = socketFromUrl(connectionUrl);
+  return postgres(url, {
+    max,
     onnotice: () => {},
     // A statement past the timeout is cancelled and frees its connection;
     // an unreachable database fails a request within seconds, not minutes.
@@ -97,22 +139,6 @@ export function openPostgres(target: Extract<DatabaseTarget, { kind: 'postgres' 
     backoff: reconnectBackoff,
     ...(socketPath ? { path: socketPath } : {}),
   });
-  const db = drizzlePostgres(client);
-  // Set after drizzle, which installs its own parsers on the same client.
-  client.options.parsers[INT8_OID] = parseInt8;
-  return {
-    db: db as unknown as Database,
-    client: {
-      kind: 'postgres',
-      sql: client,
-      // No statement timeout (0, migrations): no deadline either, unless given.
-      deadlineMs: Math.min(target.deadlineMs ?? Number.POSITIVE_INFINITY, statementTimeoutMs === 0 ? Number.POSITIVE_INFINITY : statementTimeoutMs + CONNECT_ALLOWANCE_MS),
-      usage: { inFlight: 0, size: target.poolSize ?? 10 },
-    },
-    kind: 'postgres',
-    close: () => client.end({ timeout: 5 }),
-    abandon: () => client.end({ timeout: 0 }),
-  };
 }
 
 /**

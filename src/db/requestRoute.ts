@@ -1,10 +1,11 @@
 /**
- * One request's way to the database when there are read replicas: its
- * statements go to the primary unless the request is known to only read
- * (`readOnly`, said of a query operation before it executes), and then to
- * the replica the replica set chooses for the request's consistency token,
- * decided once, at its first statement, so every statement of a request
- * reads the same copy.
+ * One request's way to the database: its statements go to the primary
+ * unless the request is known to only read (`readOnly`, said of a query
+ * operation before it executes). Then, when there are read replicas, they
+ * go to the replica the replica set chooses for the request's consistency
+ * token, decided once, at its first statement, so every statement of a
+ * request reads the same copy; on the primary, they go through its read
+ * pool (pipelinedReads.ts) when it has one.
  *
  * A read that fails on a replica for a connection reason (it stopped, the
  * network dropped, or it did not answer within the replica read timeout)
@@ -22,6 +23,7 @@
 import { formatWalPosition, laterPosition } from '../history/walPosition.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import type { ReadTarget, ReplicaSet } from './replicaSet.ts';
+import { pipelinedReads } from './pipelinedReads.ts';
 import { createRunner, type SqlClient, type SqlRunner, type StatementTally } from './runner.ts';
 
 /** How one request reaches the database. */
@@ -46,18 +48,42 @@ function retryOnPrimary(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === READ_ONLY;
 }
 
-/** The route of one request over `primary` and `replicas` (null: none configured), asked for `given` (the request's token, or null). */
-export function createRequestRoute(primary: SqlClient, replicas: ReplicaSet | null, given: bigint | null, tally: StatementTally): RequestRoute {
+/**
+ * The route of one request over `primary` and `replicas` (null: none
+ * configured), asked for `given` (the request's token, or null); `reads` is
+ * the primary's read pool, if it has one.
+ */
+export function createRequestRoute(
+  primary: SqlClient,
+  replicas: ReplicaSet | null,
+  given: bigint | null,
+  tally: StatementTally,
+  reads: SqlClient | null = null,
+): RequestRoute {
   const onPrimary = createRunner(primary, tally);
-  if (replicas === null || replicas.count === 0) return { db: onPrimary, readOnly: () => undefined, token: async () => null };
-  // The primary until told otherwise: whatever is not known to only read may write.
+  const readsOnPrimary = reads === null ? onPrimary : pipelinedReads(reads, onPrimary, tally);
+  // The primary's main pool until told otherwise: whatever is not known to only read may write.
   let readsOnly = false;
+  const primaryFor = () => (readsOnly ? readsOnPrimary : onPrimary);
+  if (replicas === null || replicas.count === 0) {
+    if (reads === null) return { db: onPrimary, readOnly: () => undefined, token: async () => null };
+    // Decided at the first statement, as on the replicas' route below.
+    let chosen: SqlRunner | null = null;
+    const runner = () => (chosen ??= primaryFor());
+    return {
+      db: { rows: (query) => runner().rows(query), transaction: (work) => runner().transaction(work) },
+      readOnly() {
+        readsOnly = true;
+      },
+      token: async () => null,
+    };
+  }
   let target: Promise<ReadTarget> | null = null;
   const targetOf = () => (target ??= readsOnly ? replicas.route(given) : Promise.resolve({ kind: 'primary' } as const));
 
   const run = async <T>(work: (db: SqlRunner) => Promise<T>): Promise<T> => {
     const chosen = await targetOf();
-    if (chosen.kind === 'primary') return work(onPrimary);
+    if (chosen.kind === 'primary') return work(primaryFor());
     try {
       return await work(createRunner(chosen.client, tally));
     } catch (error) {
@@ -65,7 +91,7 @@ export function createRequestRoute(primary: SqlClient, replicas: ReplicaSet | nu
       if (error instanceof DatabaseUnavailableError) replicas.failed(chosen, error);
       // The rest of the request reads the primary too, so it reads one copy from here on.
       target = Promise.resolve({ kind: 'primary' });
-      return work(onPrimary);
+      return work(primaryFor());
     }
   };
 

@@ -1,7 +1,8 @@
 /**
  * Read replicas inside Apollo Server: a query operation may read from a
- * replica (every other operation reads and writes the primary, so a
- * mutation's answer shows what it wrote), and every response carries the
+ * replica, or from the primary's read pool (every other operation reads and
+ * writes the primary's main pool, so a mutation's answer shows what it
+ * wrote), and with replicas every response carries the
  * consistency token in the `Backscroll-Consistency` header and in
  * `extensions.consistency`: after a mutation, the primary's WAL position
  * once it has answered; after a query, the position it read at. The routing
@@ -15,7 +16,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { CONSISTENCY_HEADER } from '../history/walPosition.ts';
 import type { RequestContext } from './context.ts';
 
-/** The Apollo plugin that lets query operations read from replicas and answers each request's consistency token. */
+/** The Apollo plugin that lets query operations read from replicas or the read pool, and answers each request's consistency token. */
 export function consistencyPlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {

@@ -47,16 +47,18 @@ export interface RequestContext {
   gate?: OperationAnalysis;
 }
 
-/** The read replicas and the consistency token a request came with (src/db/requestRoute.ts). */
+/** The read replicas, the primary's read pool and the consistency token a request came with (src/db/requestRoute.ts). */
 export interface ReadRouting {
   /** null: no replicas, everything reads the primary. */
   replicas: ReplicaSet | null;
+  /** The primary's read pool (src/db/pipelinedReads.ts); null: none. */
+  reads: SqlClient | null;
   /** The WAL position of the request's `Backscroll-Consistency` header; null: none. */
   given: bigint | null;
 }
 
 /** Everything on the primary, with no token: subscriptions, WebSocket operations, tests. */
-const PRIMARY_ONLY: ReadRouting = { replicas: null, given: null };
+const PRIMARY_ONLY: ReadRouting = { replicas: null, reads: null, given: null };
 
 /** What a server process's writes share: its publisher of live events and its send coalescer. */
 export interface ProcessWrites {
@@ -73,7 +75,7 @@ export function createContext(
   { publisher, sends }: ProcessWrites,
   routing: ReadRouting = PRIMARY_ONLY,
 ): RequestContext {
-  const route = createRequestRoute(client, routing.replicas, routing.given, stats);
+  const route = createRequestRoute(client, routing.replicas, routing.given, stats, routing.reads);
   const db = withTimeBudget(route.db, config.requestDatabaseTimeMs);
   const retention: RetentionClock = { server: config.retention, now: new Date() };
   const loaders = auth.kind === 'user' ? createLoaders(db, auth.userId, retention, stats.batches) : null;

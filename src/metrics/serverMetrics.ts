@@ -23,8 +23,8 @@ const MAX_CODE_LABELS = 50;
 
 /** What the metrics read when scraped. */
 export interface MetricsSources {
-  /** The database client's pool counter; absent: the pool gauges stay 0. */
-  pool?: PoolUsage;
+  /** The database clients' pool counters (the main pool and the read pool); none: the pool gauges stay 0. */
+  pools?: readonly (PoolUsage | undefined)[];
   /** Subscriptions open in this process. */
   openSubscriptions(): number;
   /** The read replicas (DATABASE_REPLICA_URLS); absent: no read or replica series. */
@@ -87,7 +87,8 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     labelNames: ['code'],
     registers: [register],
   });
-  const pool = sources.pool;
+  const pools = (sources.pools ?? []).filter((pool) => pool !== undefined);
+  const sum = (of: (pool: PoolUsage) => number) => pools.reduce((total, pool) => total + of(pool), 0);
   new Gauge({
     name: 'backscroll_db_pool_connections_in_use',
     help: 'Database connections running a statement or a transaction now (PGlite: 0 or 1).',
@@ -95,7 +96,7 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     // Every worker has a pool of its own: the connections in use are the sum.
     aggregator: 'sum',
     collect() {
-      this.set(pool ? Math.min(pool.inFlight, pool.size) : 0);
+      this.set(sum((pool) => Math.min(pool.inFlight, pool.size)));
     },
   });
   new Gauge({
@@ -104,17 +105,18 @@ export function createServerMetrics(sources: MetricsSources): ServerMetrics {
     registers: [register],
     aggregator: 'sum',
     collect() {
-      this.set(pool ? Math.max(pool.inFlight - pool.size, 0) : 0);
+      // On the read pool, statements pipelined behind a running one count here too.
+      this.set(sum((pool) => Math.max(pool.inFlight - pool.size, 0)));
     },
   });
   new Gauge({
     name: 'backscroll_db_pool_size',
-    help: 'Database connections the pools may open (DATABASE_POOL_SIZE per server process, summed over workers; PGlite: 1).',
+    help: 'Database connections the pools may open (DATABASE_POOL_SIZE and DATABASE_READ_POOL_SIZE per server process, summed over workers; PGlite: 1).',
     registers: [register],
     // Summed like the connections in use, so in use over size stays the share of the whole cluster's connections.
     aggregator: 'sum',
     collect() {
-      this.set(pool?.size ?? 0);
+      this.set(sum((pool) => pool.size));
     },
   });
   new Gauge({

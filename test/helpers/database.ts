@@ -63,7 +63,8 @@ export async function openTestDatabase(backend: Backend): Promise<DatabaseHandle
     return handle;
   }
   const scratch = await createScratchDatabase();
-  const handle = await openDatabase({ kind: 'postgres', url: scratch.url, poolSize: 10 });
+  // A read pool as a server has (DATABASE_READ_POOL_SIZE's default), which the harness's query operations go through.
+  const handle = await openDatabase({ kind: 'postgres', url: scratch.url, poolSize: 10, readPoolSize: 2 });
   await applyMigrations(handle);
   if (partitionedRun) return partitioned(handle, scratch);
   return {
@@ -93,6 +94,7 @@ async function partitioned(handle: DatabaseHandle, scratch: Awaited<ReturnType<t
   return {
     ...handle,
     client: { ...handle.client, recordStatement: recorder.record },
+    reads: handle.reads && { ...handle.reads, recordStatement: recorder.record },
     close: async () => {
       await handle.close();
       try {

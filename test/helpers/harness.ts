@@ -86,6 +86,7 @@ export async function startHarness(backend: Backend, env: Record<string, string>
       config,
       // Keeps each statement's text in the request's stats, for failure messages.
       client: { ...database.client, keepStatementTexts: true },
+      readClient: database.reads === null ? undefined : { ...database.reads, keepStatementTexts: true },
       jwtSecret: TEST_SECRET,
       logger: options.logger ?? createLogger('silent'),
       readiness: options.readiness,

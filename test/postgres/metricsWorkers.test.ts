@@ -21,6 +21,7 @@ import { freePort, type ServerProcess, startServerProcess } from '../helpers/ser
 
 const SECRET = 'metrics-workers-secret-that-is-at-least-32-characters';
 const POOL_SIZE = 3;
+const READ_POOL_SIZE = 1;
 /** GraphQL requests sent, each over a connection of its own. */
 const REQUESTS = 40;
 const SCRAPES = 10;
@@ -76,7 +77,7 @@ describe('Metrics across BACKSCROLL_WORKERS=2', () => {
     await applyMigrations(database);
     port = await freePort();
     server = await startServerProcess(
-      { DATABASE_URL: scratch.url, JWT_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'silent', BACKSCROLL_WORKERS: '2', DATABASE_POOL_SIZE: String(POOL_SIZE) },
+      { DATABASE_URL: scratch.url, JWT_SECRET: SECRET, NODE_ENV: 'production', LOG_LEVEL: 'silent', BACKSCROLL_WORKERS: '2', DATABASE_POOL_SIZE: String(POOL_SIZE), DATABASE_READ_POOL_SIZE: String(READ_POOL_SIZE) },
       port,
       90_000,
     );
@@ -176,7 +177,7 @@ describe('Metrics across BACKSCROLL_WORKERS=2', () => {
         statementObservations: found.get(`${STATEMENTS_COUNT}{operation="Ping"}`),
         // Gauges summed over the workers: a pool each.
         poolSize: found.get('backscroll_db_pool_size'),
-      }).toEqual({ worker: answer.worker, requests: REQUESTS, pings: REQUESTS, statementObservations: REQUESTS, poolSize: 2 * POOL_SIZE });
+      }).toEqual({ worker: answer.worker, requests: REQUESTS, pings: REQUESTS, statementObservations: REQUESTS, poolSize: 2 * (POOL_SIZE + READ_POOL_SIZE) });
     }
     // Both workers answered scrapes, and each answered with both workers' totals.
     expect([...answeredBy].sort()).toEqual([...workers].sort());

@@ -21,6 +21,7 @@ const DEVELOPMENT_DEFAULTS: Config = {
   revokeWindowSeconds: 120,
   editWindowSeconds: null,
   poolSize: 10,
+  readPoolSize: 2,
   workers: 1,
   heapGrowthPercent: 100,
   statementTimeoutMs: 5000,
@@ -187,6 +188,16 @@ describe('Configuration: integers', () => {
       accepted({ poolSize: 1000 }),
       refused(['DATABASE_POOL_SIZE', '1', '1000', '"0"']),
       refused(['DATABASE_POOL_SIZE', '1', '1000', '"1001"']),
+    ]);
+  });
+
+  it('accepts DATABASE_READ_POOL_SIZE from 0 (no read pool) to 1000 and refuses 1001 and non-integers', () => {
+    expect(['0', '1000', '1001', '-1', 'two'].map((DATABASE_READ_POOL_SIZE) => readConfig({ DATABASE_READ_POOL_SIZE }))).toEqual([
+      accepted({ readPoolSize: 0 }),
+      accepted({ readPoolSize: 1000 }),
+      refused(['DATABASE_READ_POOL_SIZE', '0', '1000', '"1001"']),
+      refused(['DATABASE_READ_POOL_SIZE', '0', '1000', '"-1"']),
+      refused(['DATABASE_READ_POOL_SIZE', '0', '1000', '"two"']),
     ]);
   });
 
