@@ -8,6 +8,7 @@
  * for why validation rather than signing).
  */
 import { decodeScoped, encodeOpaque, parseSeq, scopeTag } from './opaque.ts';
+import { seqTokenMaker } from './tokenRuns.ts';
 
 /** Why a cursor was refused. */
 type CursorProblem = 'malformed' | 'other-conversation';
@@ -20,8 +21,13 @@ type Decoded = { ok: true; seq: number } | { ok: false; problem: CursorProblem }
  * whole uuid under `legacyPrefix`, are still read (`decodeScoped`, opaque.ts).
  */
 function positionCursor(prefix: string, legacyPrefix: string) {
+  // A page's cursors are made a run at a time (tokenRuns.ts).
+  const encode = seqTokenMaker(
+    (convId) => `${prefix}:${scopeTag(convId)}:`,
+    (convId, position) => encodeOpaque(prefix, [scopeTag(convId), position]),
+  );
   return {
-    encode: (convId: string, position: number): string => encodeOpaque(prefix, [scopeTag(convId), position]),
+    encode: (convId: string, position: number): string => encode(convId, position),
     decode: (convId: string, cursor: string): Decoded => {
       const decoded = decodeScoped(prefix, legacyPrefix, 2, cursor, convId);
       if (decoded === null) return { ok: false, problem: 'malformed' };

@@ -6,6 +6,7 @@
  * opaque ids names a user, if it could be one (userId.ts).
  */
 import { decodeOpaque, encodeOpaque, encodeOpaqueAfter, isUuid, type OpaqueHead, opaqueHead, parseSeq } from './opaque.ts';
+import { seqTokenMaker } from './tokenRuns.ts';
 import { isValidUserId } from './userId.ts';
 
 /** What a global id points at. */
@@ -38,14 +39,21 @@ export function conversationGlobalId(convId: string): string {
   return encodeOpaque(CONVERSATION, [convId]);
 }
 
-/** The id of message `seq` in conversation `convId`. */
+/** The id of message `seq` in conversation `convId`: a page's ids are made a run at a time (tokenRuns.ts). */
 export function messageGlobalId(convId: string, seq: number): string {
-  // `M:<uuid>:` is 39 bytes, so its encoding is shared (opaqueHead says when a head can be); the last conversation's is kept, as a page's ids all name one.
+  return messageIds(convId, seq);
+}
+
+/** One message id alone. */
+function singleMessageId(convId: string, seq: number): string {
+  // `M:<uuid>:` is 39 bytes, so its encoding is shared (opaqueHead says when a head can be); the last conversation's is kept, as ids asked one by one often name one.
   if (convId !== lastMessageHead.convId) lastMessageHead = { convId, head: opaqueHead(MESSAGE, [convId]) };
   const { head } = lastMessageHead;
   return head === null ? encodeOpaque(MESSAGE, [convId, seq]) : encodeOpaqueAfter(head, [seq]);
 }
 let lastMessageHead: { convId: string; head: OpaqueHead | null } = { convId: '', head: null };
+
+const messageIds = seqTokenMaker((convId) => `${MESSAGE}:${convId}:`, singleMessageId);
 
 /** The conversation uuid behind a conversation id, or null if `id` is not one. */
 export function decodeConversationId(id: string): string | null {
