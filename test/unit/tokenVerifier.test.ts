@@ -1,7 +1,8 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTokenVerifier, signToken } from '../../src/auth/tokens.ts';
 
 const SECRET = 'unit-test-secret-that-is-at-least-32-chars';
@@ -84,5 +85,56 @@ describe('Token verifier: issuer, audience and an identity provider key set', ()
       'invalid',
       'invalid',
     ]);
+  });
+});
+
+describe('Token verifier: our HS256 signatures checked without WebCrypto', () => {
+  const secretKey = new TextEncoder().encode(SECRET);
+  const sign = (header: Record<string, unknown>, claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(secretKey);
+  const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('accepts a token signed with the secret without WebCrypto, and leaves one signed otherwise to jose, which refuses it', async () => {
+    const subtleVerify = vi.spyOn(crypto.subtle, 'verify');
+    const verify = createTokenVerifier(SECRET);
+    expect(await verify(`Bearer ${await signToken(SECRET, 'alice', 60)}`)).toEqual({ kind: 'user', userId: 'alice', admin: false });
+    expect(subtleVerify).not.toHaveBeenCalled();
+    expect((await verify(`Bearer ${await signToken('another-secret-that-is-at-least-32-chars', 'alice', 60)}`)).kind).toBe('invalid');
+    expect(subtleVerify).toHaveBeenCalledTimes(1);
+  });
+
+  it('checks the claims of what it accepts as jose does: exp, sub, iss and aud', async () => {
+    const verify = createTokenVerifier({ secret: SECRET, issuer: 'https://id.example.com', audience: 'backscroll' });
+    const rules = { iss: 'https://id.example.com', aud: 'backscroll' };
+    const good = await sign({ alg: 'HS256', typ: 'JWT' }, { ...rules, sub: 'alice', exp: inAnHour(), roles: ['admin'] });
+    const expired = await sign({ alg: 'HS256' }, { ...rules, sub: 'alice', exp: Math.floor(Date.now() / 1000) - 10 });
+    const noExp = await sign({ alg: 'HS256' }, { ...rules, sub: 'alice' });
+    const noSub = await sign({ alg: 'HS256' }, { ...rules, exp: inAnHour() });
+    const wrongIssuer = await sign({ alg: 'HS256' }, { ...rules, iss: 'https://evil.example.com', sub: 'alice', exp: inAnHour() });
+    const wrongAudience = await sign({ alg: 'HS256' }, { ...rules, aud: 'other', sub: 'alice', exp: inAnHour() });
+    expect(await verify(`Bearer ${good}`)).toEqual({ kind: 'user', userId: 'alice', admin: true });
+    expect(await verify(`Bearer ${expired}`)).toEqual({ kind: 'invalid', reason: 'The token has expired.' });
+    const refused = await Promise.all([noExp, noSub, wrongIssuer, wrongAudience].map((token) => verify(`Bearer ${token}`)));
+    expect(refused.map((result) => result.kind)).toEqual(['invalid', 'invalid', 'invalid', 'invalid']);
+  });
+
+  it('leaves headers jose has rules for, and signatures spelled otherwise, to jose', async () => {
+    const subtleVerify = vi.spyOn(crypto.subtle, 'verify');
+    const verify = createTokenVerifier(SECRET);
+    const claims = { sub: 'alice', exp: inAnHour() };
+    // A critical header field jose does not know, signed by hand (jose will not sign it): a valid signature, and still refused.
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const signingInput = `${part({ alg: 'HS256', crit: ['x-backscroll'], 'x-backscroll': 1 })}.${part(claims)}`;
+    const critical = `${signingInput}.${createHmac('sha256', SECRET).update(signingInput).digest('base64url')}`;
+    expect((await verify(`Bearer ${critical}`)).kind).toBe('invalid');
+    // The same signature bytes spelled with padding: not our spelling, so jose decides (it reads padding, and accepts).
+    const padded = `${await sign({ alg: 'HS256' }, claims)}=`;
+    expect((await verify(`Bearer ${padded}`)).kind).toBe('user');
+    // jose refused the first before checking its signature, and checked the second's through WebCrypto.
+    expect(subtleVerify).toHaveBeenCalledTimes(1);
   });
 });
