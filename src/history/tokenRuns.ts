@@ -1,10 +1,10 @@
 /**
  * Tokens of consecutive seqs made a run at a time. A page of 50 asks for a
  * cursor and an id per edge, one after another in seq order, and making
- * each alone (two calls into C++ for its UTF-8 bytes and their base64) was
- * about a tenth of a worker's CPU a page (bench:cpu, the twenty-sixth
- * session). A run spells the tokens of many seqs into one buffer and
- * base64-encodes it once.
+ * each alone (its text, checksum, bytes and base64, two calls into C++)
+ * was 6.5-7% of a worker's samples under random newest pages (bench:cpu,
+ * README Performance, the twenty-sixth session). A run spells the tokens
+ * of many seqs by hand into one buffer and base64-encodes it once.
  *
  * Base64 turns each 3 bytes into 4 characters on their own, so a token
  * that starts at a multiple of 3 bytes encodes to a slice of the whole;
@@ -18,6 +18,9 @@ import { fnv1a32 } from './checksum.ts';
 
 /** How many tokens a run makes once a caller is seen going seq by seq: a page's worth and some. */
 export const RUN_LENGTH = 64;
+
+/** The highest seq a run reaches: every seq of a run is a safe integer. */
+const LAST_RUN_SEQ = Number.MAX_SAFE_INTEGER - RUN_LENGTH;
 
 /** Printable ASCII only: what one byte a character spells. */
 const ASCII = /^[\x20-\x7e]*$/;
@@ -124,10 +127,12 @@ export function seqTokenMaker(leadOf: (scope: string) => string, single: (scope:
     }
     const previous = lastSeq;
     lastSeq = seq;
+    // Runs hold seqs from 0 to where every seq of a run is still a safe integer; anything else is made alone.
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq > LAST_RUN_SEQ) return single(wanted, seq);
     const inRun = seq - runFrom;
     if (inRun >= 0 && inRun < run.length) return run[inRun]!;
-    if (!batchable || !Number.isSafeInteger(seq)) return single(wanted, seq);
-    if (seq === previous + 1) {
+    if (!batchable) return single(wanted, seq);
+    if (seq === previous + 1 && previous >= 0) {
       runFrom = previous;
       run = encodeSeqRun(lead, leadHash, runFrom, RUN_LENGTH);
       return run[1]!;
